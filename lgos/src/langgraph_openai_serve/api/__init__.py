@@ -1,0 +1,1 @@
+"""OpenAI-compatible HTTP adapters: decode → run → encode."""

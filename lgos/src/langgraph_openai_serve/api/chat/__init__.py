@@ -1,0 +1,1 @@
+"""The Chat Completions adapter (``POST /v1/chat/completions``)."""

@@ -1,0 +1,130 @@
+"""Decode a Chat Completions request into a GraphRequest and LangChain messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from langgraph_openai_serve.api.chat.request import (
+    AssistantMessageParam,
+    ChatCompletionRequest,
+    SystemMessageParam,
+    TextPart,
+    ToolMessageParam,
+    UserMessageParam,
+)
+from langgraph_openai_serve.api.common import check_metadata
+from langgraph_openai_serve.api.messages import check_tool_exchanges, parse_arguments
+from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.graph.request import (
+    ClientFunctionTool,
+    GraphRequest,
+    NamedFunctionToolChoice,
+    ToolChoice,
+)
+
+__all__ = ["decode_chat_request"]
+
+
+def _content(content: str | list[TextPart] | None) -> str | list[str | dict[str, Any]]:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return [{"type": "text", "text": part.text} for part in content]
+
+
+def _message(message: Any, index: int) -> BaseMessage:
+    if isinstance(message, UserMessageParam):
+        return HumanMessage(content=_content(message.content), name=message.name)
+    if isinstance(message, SystemMessageParam):
+        kwargs = {"__openai_role__": "developer"} if message.role == "developer" else {}
+        return SystemMessage(
+            content=_content(message.content),
+            name=message.name,
+            additional_kwargs=kwargs,
+        )
+    if isinstance(message, ToolMessageParam):
+        return ToolMessage(
+            content=_content(message.content), tool_call_id=message.tool_call_id
+        )
+    assert isinstance(message, AssistantMessageParam)
+    calls = [
+        {
+            "id": call.id,
+            "name": call.function.name,
+            "args": parse_arguments(
+                call.function.arguments,
+                param=f"messages[{index}].tool_calls[{position}].function.arguments",
+            ),
+            "type": "tool_call",
+        }
+        for position, call in enumerate(message.tool_calls or ())
+    ]
+    kwargs = {"refusal": message.refusal} if message.refusal else {}
+    return AIMessage(
+        content=_content(message.content),
+        name=message.name,
+        tool_calls=calls,  # type: ignore[arg-type]
+        additional_kwargs=kwargs,
+    )
+
+
+def _tool_choice(request: ChatCompletionRequest) -> ToolChoice:
+    choice = request.tool_choice
+    if choice is None or isinstance(choice, str):
+        return choice
+    names = {tool.function.name for tool in request.tools or ()}
+    if choice.function.name not in names:
+        raise InvalidRequestError(
+            f"tool_choice names '{choice.function.name}', which is not among the tools.",
+            param="tool_choice",
+        )
+    return NamedFunctionToolChoice(choice.function.name)
+
+
+def decode_chat_request(
+    request: ChatCompletionRequest,
+) -> tuple[GraphRequest, list[BaseMessage]]:
+    """Normalize one Chat Completions request for graph execution.
+
+    Returns:
+        The protocol-neutral request and the messages as LangChain messages.
+
+    Raises:
+        InvalidRequestError: Metadata over OpenAI's limits, unmatched tool
+            exchanges, duplicate tool names, or a ``tool_choice`` naming an
+            undeclared function.
+
+    """
+    tools = tuple(
+        ClientFunctionTool(
+            name=tool.function.name,
+            description=tool.function.description,
+            parameters=tool.function.parameters,
+            strict=tool.function.strict,
+        )
+        for tool in request.tools or ()
+    )
+    if len({tool.name for tool in tools}) != len(tools):
+        raise InvalidRequestError("Tool names must be unique.", param="tools")
+    messages = [
+        _message(message, index) for index, message in enumerate(request.messages)
+    ]
+    check_tool_exchanges(messages, param="messages")
+    graph_request = GraphRequest(
+        model=request.model,
+        metadata=check_metadata(request.metadata),
+        user=request.safety_identifier or request.user,
+        tools=tools,
+        tool_choice=_tool_choice(request),
+        parallel_tool_calls=request.parallel_tool_calls,
+    )
+    return graph_request, messages

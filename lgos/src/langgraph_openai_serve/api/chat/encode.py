@@ -1,0 +1,167 @@
+"""Encode graph results as Chat Completions objects and chunks.
+
+Shapes follow OpenAI's OpenAPI document (``CreateChatCompletionResponse``,
+``CreateChatCompletionStreamResponse``). Required nullable fields are sent
+(``logprobs: null``, ``message.refusal: null``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from langgraph_openai_serve.api.ids import new_id
+from langgraph_openai_serve.api.messages import tool_call_arguments
+from langgraph_openai_serve.api.sse import data_bytes
+from langgraph_openai_serve.api.usage import chat_usage
+from langgraph_openai_serve.errors import GraphError, error_envelope
+from langgraph_openai_serve.graph.runner import (
+    PreparedRun,
+    TextChunk,
+    TextParity,
+    stream_run,
+)
+
+__all__ = ["ChatFrame", "collect_chat_completion", "stream_chat_completion"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class ChatFrame:
+    """Identity shared by a completion and all of its chunks."""
+
+    model: str
+    include_usage: bool = False
+    completion_id: str = field(default_factory=lambda: new_id("chatcmpl"))
+    created: int = field(default_factory=lambda: int(time.time()))
+
+
+def tool_calls(message: AIMessage) -> list[dict[str, Any]]:
+    """Return Chat ``tool_calls`` for the final message.
+
+    Raises:
+        GraphError: A tool call has no ID.
+
+    """
+    calls = []
+    for call in message.tool_calls:
+        if not call.get("id"):
+            msg = "Final AIMessage tool calls must have an id."
+            raise GraphError(msg)
+        calls.append(
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": tool_call_arguments(call["args"]),
+                },
+            }
+        )
+    return calls
+
+
+async def collect_chat_completion(run: PreparedRun, frame: ChatFrame) -> dict[str, Any]:
+    """Run the graph without streaming and return the ``chat.completion``."""
+    message: AIMessage | None = None
+    async for event in stream_run(run, stream=False):
+        if isinstance(event, AIMessage):
+            message = event
+    assert message is not None
+    calls = tool_calls(message)
+    body: dict[str, Any] = {
+        "role": "assistant",
+        "content": message.text or (None if calls else ""),
+        "refusal": None,
+    }
+    if calls:
+        body["tool_calls"] = calls
+    completion: dict[str, Any] = {
+        "id": frame.completion_id,
+        "object": "chat.completion",
+        "created": frame.created,
+        "model": frame.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": body,
+                "finish_reason": "tool_calls" if calls else "stop",
+                "logprobs": None,
+            }
+        ],
+    }
+    if run.usage is not None:
+        completion["usage"] = chat_usage(run.usage)
+    return completion
+
+
+def _chunk(
+    frame: ChatFrame, delta: dict[str, Any], finish_reason: str | None = None
+) -> bytes:
+    return data_bytes(
+        {
+            "id": frame.completion_id,
+            "object": "chat.completion.chunk",
+            "created": frame.created,
+            "model": frame.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": delta,
+                    "finish_reason": finish_reason,
+                    "logprobs": None,
+                }
+            ],
+        }
+    )
+
+
+async def stream_chat_completion(
+    run: PreparedRun, frame: ChatFrame
+) -> AsyncIterator[bytes]:
+    """Run the graph with streaming and yield framed ``chat.completion.chunk`` s.
+
+    Sequence: a role chunk, one chunk per text delta, one chunk with all tool
+    calls (if any), a final chunk with ``finish_reason``, the usage-only chunk
+    when ``stream_options.include_usage`` was set, then ``data: [DONE]``. A
+    failure after streaming started sends an error envelope as the last data.
+    Custom stream events (status) are ignored.
+    """
+    yield _chunk(frame, {"role": "assistant", "content": ""})
+    parity = TextParity()
+    try:
+        async for event in stream_run(run, stream=True):
+            if isinstance(event, TextChunk):
+                parity.add(event.text)
+                yield _chunk(frame, {"content": event.text})
+            elif isinstance(event, AIMessage):
+                if fallback := parity.finish(event.text):
+                    yield _chunk(frame, {"content": fallback})
+                calls = tool_calls(event)
+                if calls:
+                    indexed = [dict(call, index=i) for i, call in enumerate(calls)]
+                    yield _chunk(frame, {"tool_calls": indexed})
+                yield _chunk(frame, {}, "tool_calls" if calls else "stop")
+    except Exception as exc:
+        logger.exception("Streaming graph run failed (model %s)", frame.model)
+        message = str(exc) if isinstance(exc, GraphError) else "The graph run failed."
+        yield data_bytes(error_envelope(message, type="server_error"))
+        return
+    if frame.include_usage and run.usage is not None:
+        yield data_bytes(
+            {
+                "id": frame.completion_id,
+                "object": "chat.completion.chunk",
+                "created": frame.created,
+                "model": frame.model,
+                "choices": [],
+                "usage": chat_usage(run.usage),
+            }
+        )
+    yield data_bytes("[DONE]")

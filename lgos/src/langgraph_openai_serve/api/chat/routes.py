@@ -1,0 +1,39 @@
+"""``POST /chat/completions``: decode → run → encode."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from langgraph_openai_serve.api.chat.decode import decode_chat_request
+from langgraph_openai_serve.api.chat.encode import (
+    ChatFrame,
+    collect_chat_completion,
+    stream_chat_completion,
+)
+from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
+from langgraph_openai_serve.api.runs import respond
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+@router.post("/chat/completions")
+async def create_chat_completion(
+    body: ChatCompletionRequest, request: Request
+) -> Response:
+    """Create a chat completion from a graph run (JSON or SSE chunks)."""
+    graph_request, messages = decode_chat_request(body)
+    frame = ChatFrame(
+        model=body.model,
+        include_usage=bool(body.stream_options and body.stream_options.include_usage),
+    )
+    return await respond(
+        request,
+        graph_request,
+        messages,
+        stream=bool(body.stream),
+        collect=lambda run: collect_chat_completion(run, frame),
+        encode=lambda run: stream_chat_completion(run, frame),
+    )

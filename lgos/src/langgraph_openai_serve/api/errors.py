@@ -1,0 +1,148 @@
+"""Exception handlers that render every error as OpenAI's error envelope."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from langgraph_openai_serve.errors import OpenAIHTTPException, error_envelope
+
+__all__ = ["configure_openai_error_handlers", "validation_param"]
+
+logger = logging.getLogger(__name__)
+
+# Tags that pydantic inserts into error locations for tagged unions and for
+# ``str | list`` unions; they are not request field names.
+_UNION_TAGS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "input_text",
+        "output_text",
+        "refusal",
+        "system",
+        "developer",
+        "user",
+        "assistant",
+        "tool",
+        "text",
+        "function",
+    }
+)
+
+
+def validation_param(loc: tuple[Any, ...]) -> str | None:
+    """Turn a pydantic error location into OpenAI's ``param`` string.
+
+    ``("body", "input", 0, "message", "content")`` → ``"input[0].content"``.
+    """
+    parts = list(loc[1:] if loc and loc[0] == "body" else loc)
+    out = ""
+    previous: Any = None
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not isinstance(part, str):
+            continue
+        elif (
+            "[" in part
+            or part.startswith(("function-", "literal["))
+            or part
+            in {
+                "str",
+                "int",
+                "bool",
+                "none",
+            }
+        ):
+            pass  # a union branch label such as "list[...]" or "str"
+        elif part in _UNION_TAGS and (isinstance(previous, int) or previous is None):
+            pass  # the discriminator tag right after a list index
+        else:
+            out += f".{part}" if out else part
+        previous = part
+    return out or None
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
+    kind = error["type"]
+    param = validation_param(tuple(error["loc"]))
+    where = f"'{param}'" if param else "the request body"
+    if kind == "json_invalid":
+        return "The request body is not valid JSON.", None, "invalid_json"
+    if kind == "extra_forbidden":
+        return f"Unknown parameter: {where}.", param, "unknown_parameter"
+    if kind == "missing":
+        return (
+            f"Missing required parameter: {where}.",
+            param,
+            "missing_required_parameter",
+        )
+    if param is None and kind in {"model_attributes_type", "dict_type", "model_type"}:
+        return "The request body must be a JSON object.", None, "invalid_type"
+    code = "invalid_type" if kind.endswith("_type") else "invalid_value"
+    return f"Invalid value for {where}: {error['msg']}.", param, code
+
+
+def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
+    # With unions pydantic reports one error per branch; the deepest location
+    # is the one that names what the client actually got wrong.
+    return max(errors, key=lambda error: len(error["loc"]))
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    if not errors:
+        return JSONResponse(error_envelope("Invalid request."), status_code=400)
+    message, param, code = _describe(_most_specific(errors))
+    return JSONResponse(
+        error_envelope(message, param=param, code=code), status_code=400
+    )
+
+
+async def _openai_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, OpenAIHTTPException)
+    return JSONResponse(exc.envelope(), status_code=exc.status_code)
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
+    code = "not_found" if exc.status_code == 404 else None
+    return JSONResponse(
+        error_envelope(str(exc.detail), type=kind, code=code),
+        status_code=exc.status_code,
+        headers=getattr(exc, "headers", None),
+    )
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    logger.error(
+        "Unhandled error on %s %s", request.method, request.url.path, exc_info=exc
+    )
+    return JSONResponse(
+        error_envelope(
+            "The server had an error processing the request.", type="server_error"
+        ),
+        status_code=500,
+    )
+
+
+def configure_openai_error_handlers(app: FastAPI) -> None:
+    """Install handlers rendering every error as OpenAI's error envelope.
+
+    Request validation errors become 400 ``invalid_request_error`` with the
+    offending field in ``param``; HTTP errors keep their status; anything
+    unexpected becomes a logged 500 ``server_error``.
+    """
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(OpenAIHTTPException, _openai_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected_error)

@@ -1,0 +1,1 @@
+"""The Responses API adapter (``POST /v1/responses``)."""

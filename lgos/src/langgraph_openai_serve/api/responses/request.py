@@ -1,0 +1,139 @@
+"""The accepted subset of OpenAI's ``CreateResponse`` request.
+
+Unknown fields are rejected (400, ``unknown_parameter``). Shapes follow
+OpenAI's OpenAPI document (``CreateResponse``, ``EasyInputMessage``,
+``OutputMessage``, ``FunctionToolCall``, ``FunctionCallOutputItemParam``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Discriminator, Field, Tag
+
+from langgraph_openai_serve.api.common import Metadata, StrictModel
+
+__all__ = [
+    "FunctionCallItem",
+    "FunctionCallOutputItem",
+    "FunctionTool",
+    "InputItem",
+    "InputText",
+    "MessageItem",
+    "OutputText",
+    "Refusal",
+    "ResponseCreateRequest",
+]
+
+
+class InputText(StrictModel):
+    """``{"type": "input_text", "text": ...}``."""
+
+    type: Literal["input_text"]
+    text: str
+
+
+class OutputText(StrictModel):
+    """A replayed ``output_text`` part of an earlier assistant message."""
+
+    type: Literal["output_text"]
+    text: str
+    annotations: list[dict[str, Any]] = Field(default_factory=list)
+    logprobs: list[dict[str, Any]] | None = None
+    parsed: None = None  # the SDK's stream helper serializes parsed=None
+
+
+class Refusal(StrictModel):
+    """A replayed ``refusal`` part."""
+
+    type: Literal["refusal"]
+    refusal: str
+
+
+ContentPart = Annotated[
+    InputText | OutputText | Refusal,
+    Field(discriminator="type"),
+]
+
+
+class MessageItem(StrictModel):
+    """A message: an ``EasyInputMessage`` or a replayed ``OutputMessage``."""
+
+    type: Literal["message"] = "message"
+    role: Literal["user", "assistant", "system", "developer"]
+    content: str | list[ContentPart]
+    id: str | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
+    phase: Literal["commentary", "final_answer"] | None = None
+
+
+class FunctionCallItem(StrictModel):
+    """A replayed ``function_call`` item."""
+
+    type: Literal["function_call"]
+    call_id: str
+    name: str
+    arguments: str
+    id: str | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
+    caller: None = None
+    namespace: None = None
+
+
+class FunctionCallOutputItem(StrictModel):
+    """A ``function_call_output`` item answering a function call."""
+
+    type: Literal["function_call_output"]
+    call_id: str
+    output: str
+    id: str | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
+
+
+def _item_type(value: Any) -> str:
+    if isinstance(value, dict):
+        return value.get("type", "message")
+    return getattr(value, "type", "message")
+
+
+InputItem = Annotated[
+    Annotated[MessageItem, Tag("message")]
+    | Annotated[FunctionCallItem, Tag("function_call")]
+    | Annotated[FunctionCallOutputItem, Tag("function_call_output")],
+    Discriminator(_item_type),
+]
+
+
+class FunctionTool(StrictModel):
+    """A flat Responses function tool declaration."""
+
+    type: Literal["function"]
+    name: str = Field(min_length=1, max_length=128)
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class FunctionToolChoice(StrictModel):
+    """``{"type": "function", "name": ...}``."""
+
+    type: Literal["function"]
+    name: str
+
+
+class ResponseCreateRequest(StrictModel):
+    """``POST /v1/responses`` body, limited to the fields LGOS serves."""
+
+    model: str = Field(min_length=1)
+    input: str | list[InputItem]
+    instructions: str | None = None
+    metadata: Metadata | None = None
+    store: bool | None = None
+    stream: bool | None = None
+    tools: list[FunctionTool] | None = None
+    tool_choice: Literal["none", "auto", "required"] | FunctionToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    safety_identifier: str | None = None
+    user: str | None = None
+    previous_response_id: str | None = None
+    background: bool | None = None

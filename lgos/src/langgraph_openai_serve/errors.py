@@ -1,0 +1,116 @@
+"""Errors raised by LGOS and their OpenAI error envelope.
+
+Every error that crosses an OpenAI-compatible route is rendered as OpenAI's
+error envelope (``ErrorResponse`` in OpenAI's OpenAPI document)::
+
+    {"error": {"message": "...", "type": "invalid_request_error",
+               "param": "model", "code": "model_not_found"}}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette import status
+
+__all__ = [
+    "GraphError",
+    "InvalidRequestError",
+    "OpenAIHTTPException",
+    "error_envelope",
+]
+
+
+def error_envelope(
+    message: str,
+    *,
+    type: str = "invalid_request_error",
+    param: str | None = None,
+    code: str | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Build OpenAI's error envelope.
+
+    Args:
+        message: Human-readable explanation.
+        type: OpenAI error type, for example ``invalid_request_error`` or
+            ``server_error``.
+        param: The request parameter at fault, in OpenAI's dotted/indexed form
+            (``input[0].content``), or None.
+        code: A machine-readable code such as ``model_not_found``, or None.
+
+    Returns:
+        ``{"error": {"message", "type", "param", "code"}}``, the shape of
+        ``ErrorResponse`` in OpenAI's OpenAPI document.
+
+    """
+    return {"error": {"message": message, "type": type, "param": param, "code": code}}
+
+
+class OpenAIHTTPException(Exception):
+    """An HTTP error that already knows its OpenAI error metadata.
+
+    Route code raises it (or its subclass :class:`InvalidRequestError`); the
+    handlers installed on the OpenAI app render it as the error envelope with
+    ``status_code``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        type: str,
+        param: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+        self.type = type
+        self.param = param
+        self.code = code
+
+    def envelope(self) -> dict[str, dict[str, Any]]:
+        """Return this error as OpenAI's error envelope."""
+        return error_envelope(
+            self.message, type=self.type, param=self.param, code=self.code
+        )
+
+
+class InvalidRequestError(OpenAIHTTPException):
+    """A client error: the request cannot be served as sent.
+
+    Args:
+        message: What is wrong, in words a client developer can act on.
+        param: The parameter at fault (``"model"``,
+            ``"metadata.lgos_settings"``, ``"input[2].call_id"``), or None.
+        code: Optional machine-readable code (``"model_not_found"``).
+        status_code: HTTP status; 400 unless the error is a 404 or 409 kind.
+
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        status_code: int = status.HTTP_400_BAD_REQUEST,
+    ) -> None:
+        super().__init__(
+            message,
+            status_code=status_code,
+            type="invalid_request_error",
+            param=param,
+            code=code,
+        )
+
+
+class GraphError(RuntimeError):
+    """A graph produced output that LGOS cannot render as an OpenAI answer.
+
+    Raised, for example, when the final graph message is not an ``AIMessage``,
+    when streamed text does not match the final text, or when a citation span
+    does not fit its text. It is a server-side failure (HTTP 500 before
+    streaming starts, ``response.failed`` after).
+    """

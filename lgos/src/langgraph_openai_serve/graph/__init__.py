@@ -1,0 +1,1 @@
+"""Protocol-neutral graph registration and execution."""

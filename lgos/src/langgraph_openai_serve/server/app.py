@@ -1,0 +1,102 @@
+"""The ASGI application that ``lgos serve`` runs."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+
+from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
+from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.server.resources import RegistryFactory, open_resources
+from langgraph_openai_serve.server.settings import ServerSettings
+
+__all__ = ["create_app", "create_app_from_env", "load_factory"]
+
+
+def load_factory(path: str) -> RegistryFactory:
+    """Import a registry factory from ``"package.module:attribute"``.
+
+    Raises:
+        ValueError: ``path`` is not ``module:attribute``, the module or the
+            attribute does not exist, or the attribute is not callable.
+    """
+    module_name, _, attribute = path.partition(":")
+    if not module_name or not attribute:
+        msg = f"Expected 'module:attribute', got {path!r}."
+        raise ValueError(msg)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        msg = f"Cannot import module {module_name!r}: {exc}"
+        raise ValueError(msg) from exc
+    factory = module
+    for name in attribute.split("."):
+        try:
+            factory = getattr(factory, name)
+        except AttributeError:
+            msg = f"Module {module_name!r} has no attribute {attribute!r}."
+            raise ValueError(msg) from None
+    if not callable(factory):
+        msg = f"{path!r} is not callable."
+        raise ValueError(msg)
+    return factory  # type: ignore[return-value]
+
+
+def create_app(
+    factory: RegistryFactory | str, *, settings: ServerSettings | None = None
+) -> FastAPI:
+    """Return the FastAPI app serving ``factory``'s registry.
+
+    The app's lifespan opens the :class:`ServerResources`, builds the registry
+    (entering it when the factory returns an async context manager) and mounts
+    the OpenAI routes under ``settings.openai_api_prefix``.
+
+    Args:
+        factory: A registry factory or its ``module:attribute`` path.
+        settings: Server settings; read from ``LGOS_*`` variables when None.
+
+    Raises:
+        ValueError: A factory path that cannot be imported.
+    """
+    settings = settings or ServerSettings()
+    registry_factory = load_factory(factory) if isinstance(factory, str) else factory
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            resources = await stack.enter_async_context(open_resources(settings))
+            made = registry_factory(resources)
+            if isinstance(made, AbstractAsyncContextManager):
+                registry = await stack.enter_async_context(made)
+            else:
+                registry = made
+            if not isinstance(registry, GraphRegistry):
+                msg = "The registry factory must produce a GraphRegistry."
+                raise TypeError(msg)
+            LanggraphOpenaiServe(registry, app, settings=settings).bind_openai_api()
+            yield
+
+    return FastAPI(
+        title="LangGraph OpenAI Serve",
+        version=get_version(),
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+
+
+def create_app_from_env() -> FastAPI:
+    """Uvicorn factory: serve ``LGOS_REGISTRY_FACTORY`` (set by ``lgos serve``).
+
+    Raises:
+        ValueError: ``LGOS_REGISTRY_FACTORY`` is not set.
+    """
+    settings = ServerSettings()
+    if not settings.registry_factory:
+        msg = "LGOS_REGISTRY_FACTORY is not set; run 'lgos serve module:attribute'."
+        raise ValueError(msg)
+    return create_app(settings.registry_factory, settings=settings)

@@ -1,0 +1,53 @@
+"""Package settings read from ``LGOS_*`` environment variables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["LgosSettings", "normalize_openai_api_prefix"]
+
+
+def normalize_openai_api_prefix(prefix: str) -> str:
+    """Return ``prefix`` with one leading slash and no trailing slash.
+
+    Raises:
+        ValueError: The prefix is empty or ``/``.
+
+    """
+    cleaned = "/" + prefix.strip().strip("/")
+    if cleaned == "/":
+        msg = "The OpenAI API prefix must not be empty."
+        raise ValueError(msg)
+    return cleaned
+
+
+class LgosSettings(BaseSettings):
+    """Settings of the LGOS package (environment prefix ``LGOS_``).
+
+    Attributes:
+        openai_api_prefix: Where the OpenAI routes are mounted
+            (``LGOS_OPENAI_API_PREFIX``, default ``/v1``).
+        openai_api_docs_enabled: Serve ``{prefix}/docs``, ``{prefix}/redoc``
+            and ``{prefix}/openapi.json`` (``LGOS_OPENAI_API_DOCS_ENABLED``).
+
+    """
+
+    model_config = SettingsConfigDict(env_prefix="LGOS_", extra="ignore")
+
+    openai_api_prefix: str = "/v1"
+    openai_api_docs_enabled: bool = False
+
+    @field_validator("openai_api_prefix")
+    @classmethod
+    def _normalize_prefix(cls, value: str) -> str:
+        return normalize_openai_api_prefix(value)
+
+    @property
+    def fastapi_docs_kwargs(self) -> dict[str, Any]:
+        """FastAPI constructor arguments enabling or disabling the docs."""
+        if self.openai_api_docs_enabled:
+            return {}
+        return {"docs_url": None, "redoc_url": None, "openapi_url": None}
