@@ -28,7 +28,7 @@ _KNOWN_LGOS_KEYS = frozenset({"lgos_settings", "lgos_run_id"})
 class StrictModel(BaseModel):
     """Base for OpenAI request shapes: unknown fields are rejected."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 Metadata = Annotated[dict[str, str], Field(max_length=METADATA_PAIRS_MAX)]

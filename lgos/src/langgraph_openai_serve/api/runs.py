@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
@@ -13,10 +14,24 @@ from starlette.responses import Response
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import sse_response
+from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
 
-__all__ = ["respond"]
+__all__ = ["failure_message", "respond"]
+
+logger = logging.getLogger(__name__)
+
+
+def failure_message(exc: BaseException) -> str:
+    """Client-safe text for a failed run: LGOS's own messages, else a generic one.
+
+    Exceptions raised by graph code may carry internal details, so only
+    :class:`GraphError` messages (written by LGOS) reach the client.
+    """
+    if isinstance(exc, GraphError):
+        return str(exc)
+    return "The graph run failed."
 
 
 async def respond(
@@ -47,7 +62,15 @@ async def respond(
     headers = {"x-request-id": request_id}
     if not stream:
         async with stack:
-            response = json_response(await collect(run))
+            try:
+                response = json_response(await collect(run))
+            except OpenAIHTTPException:
+                raise
+            except Exception as exc:
+                logger.exception("Graph run failed (model %s)", graph_request.model)
+                raise OpenAIHTTPException(
+                    failure_message(exc), status_code=500, type="server_error"
+                ) from exc
         response.headers.update(headers)
         return response
 

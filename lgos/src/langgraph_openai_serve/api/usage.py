@@ -15,7 +15,10 @@ def response_usage(usage: UsageMetadata) -> dict[str, Any]:
     output_details = usage.get("output_token_details") or {}
     return {
         "input_tokens": usage["input_tokens"],
-        "input_tokens_details": {"cached_tokens": input_details.get("cache_read", 0)},
+        "input_tokens_details": {
+            "cached_tokens": input_details.get("cache_read", 0),
+            "cache_write_tokens": input_details.get("cache_creation", 0),
+        },
         "output_tokens": usage["output_tokens"],
         "output_tokens_details": {
             "reasoning_tokens": output_details.get("reasoning", 0)

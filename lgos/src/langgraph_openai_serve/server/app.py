@@ -22,6 +22,7 @@ def load_factory(path: str) -> RegistryFactory:
     Raises:
         ValueError: ``path`` is not ``module:attribute``, the module or the
             attribute does not exist, or the attribute is not callable.
+
     """
     module_name, _, attribute = path.partition(":")
     if not module_name or not attribute:
@@ -60,6 +61,7 @@ def create_app(
 
     Raises:
         ValueError: A factory path that cannot be imported.
+
     """
     settings = settings or ServerSettings()
     registry_factory = load_factory(factory) if isinstance(factory, str) else factory
@@ -94,6 +96,7 @@ def create_app_from_env() -> FastAPI:
 
     Raises:
         ValueError: ``LGOS_REGISTRY_FACTORY`` is not set.
+
     """
     settings = ServerSettings()
     if not settings.registry_factory:

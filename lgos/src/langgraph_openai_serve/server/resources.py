@@ -26,6 +26,7 @@ class ServerResources:
         checkpointer: LangGraph checkpointer for interrupt-enabled graphs.
         store: LangGraph store for application data.
         run_coordinator: Lease provider for interrupt runs, or None.
+
     """
 
     checkpointer: BaseCheckpointSaver
@@ -50,6 +51,7 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
 
     Yields:
         The open :class:`ServerResources`, closed when the context exits.
+
     """
     del settings  # PostgreSQL-backed resources are selected from settings later.
     yield ServerResources(checkpointer=InMemorySaver(), store=InMemoryStore())

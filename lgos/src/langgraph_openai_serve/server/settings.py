@@ -15,6 +15,7 @@ class ServerSettings(LgosSettings):
     Attributes:
         registry_factory: ``module:attribute`` of the registry factory
             (``LGOS_REGISTRY_FACTORY``); ``lgos serve FACTORY`` sets it.
+
     """
 
     model_config = SettingsConfigDict(env_prefix="LGOS_", extra="ignore")

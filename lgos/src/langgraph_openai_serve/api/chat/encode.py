@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.messages import tool_call_arguments
+from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import GraphError, error_envelope
@@ -150,8 +151,7 @@ async def stream_chat_completion(
                 yield _chunk(frame, {}, "tool_calls" if calls else "stop")
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.model)
-        message = str(exc) if isinstance(exc, GraphError) else "The graph run failed."
-        yield data_bytes(error_envelope(message, type="server_error"))
+        yield data_bytes(error_envelope(failure_message(exc), type="server_error"))
         return
     if frame.include_usage and run.usage is not None:
         yield data_bytes(

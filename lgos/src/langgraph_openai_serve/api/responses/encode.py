@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.messages import tool_call_arguments
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import event_bytes
 from langgraph_openai_serve.api.usage import response_usage
 from langgraph_openai_serve.errors import GraphError
@@ -110,7 +111,7 @@ def _tool_choice(request: ResponseCreateRequest) -> Any:
 
 
 def _text_part(text: str) -> dict[str, Any]:
-    return {"type": "output_text", "text": text, "annotations": []}
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
 
 
 def message_item(
@@ -154,8 +155,7 @@ def function_call_items(message: AIMessage) -> list[dict[str, Any]]:
 
 
 def _failure(exc: BaseException) -> dict[str, Any]:
-    message = str(exc) if isinstance(exc, GraphError) else "The graph run failed."
-    return {"code": "server_error", "message": message}
+    return {"code": "server_error", "message": failure_message(exc)}
 
 
 async def collect_response(run: PreparedRun, frame: ResponseFrame) -> dict[str, Any]:

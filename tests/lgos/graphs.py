@@ -1,0 +1,179 @@
+"""Small graphs that exercise the LGOS request path, built on the offline model."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import Field
+
+from langgraph_openai_serve import (
+    ClientSettings,
+    GraphConfig,
+    GraphRegistry,
+    status_event,
+)
+from lgos_demo_api.offline import OfflineChatModel
+
+
+def _last_text(messages: list[BaseMessage]) -> str:
+    return next((m.text for m in reversed(messages) if m.type == "human"), "")
+
+
+def echo_responder(messages: list[BaseMessage], tools: Any, tool_choice: Any) -> str:
+    return f"Echo: {_last_text(messages)}"
+
+
+def model_graph(model: OfflineChatModel, name: str = "model") -> Any:
+    async def respond(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node(name, respond)
+    builder.add_edge(START, name)
+    builder.add_edge(name, END)
+    return builder.compile()
+
+
+class Greeting(ClientSettings):
+    name: str = Field("world", max_length=20, title="Name")
+    tone: Literal["plain", "excited"] = "plain"
+
+
+def greeting_graph() -> Any:
+    """Answers from its runtime context without a model (nothing streams)."""
+
+    def greet(state: MessagesState, runtime: Runtime[Greeting]) -> dict[str, Any]:
+        mark = "!" if runtime.context.tone == "excited" else "."
+        return {"messages": [AIMessage(f"Hello, {runtime.context.name}{mark}")]}
+
+    builder = StateGraph(MessagesState, context_schema=Greeting)
+    builder.add_node("greet", greet)
+    builder.add_edge(START, "greet")
+    return builder.compile()
+
+
+def tool_responder(messages: list[BaseMessage], tools: Any, tool_choice: Any) -> Any:
+    if tools and messages[-1].type == "human":
+        return AIMessage(
+            content="",
+            tool_calls=[
+                {"name": tools[0]["function"]["name"], "args": {"city": "Paris"}, "id": "call_1"}
+            ],
+        )
+    if messages[-1].type == "tool":
+        return f"The tool said {messages[-1].text}."
+    return "No tools."
+
+
+def client_tool_graph() -> Any:
+    """Binds the client's functions from GraphRequest via request_to_input."""
+
+    class State(MessagesState):
+        tools: list[dict[str, Any]]
+
+    model = OfflineChatModel(responder=tool_responder)
+
+    async def respond(state: State) -> dict[str, Any]:
+        bound = model.bind_tools(state["tools"]) if state["tools"] else model
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    builder = StateGraph(State)
+    builder.add_node("respond", respond)
+    builder.add_edge(START, "respond")
+    return builder.compile()
+
+
+def tool_input(request: Any, messages: list[BaseMessage]) -> dict[str, Any]:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description or "",
+                "parameters": dict(tool.parameters or {"type": "object", "properties": {}}),
+            },
+        }
+        for tool in request.tools
+    ]
+    return {"messages": messages, "tools": tools}
+
+
+def status_graph() -> Any:
+    model = OfflineChatModel(responder=echo_responder)
+
+    async def work(state: MessagesState) -> dict[str, Any]:
+        writer = get_stream_writer()
+        writer(status_event("Reading the question"))
+        writer(status_event("private step", hidden=True))
+        writer({"type": "debug", "value": 42})
+        writer(status_event("Writing the answer"))
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("work", work)
+    builder.add_edge(START, "work")
+    return builder.compile()
+
+
+def failing_graph() -> Any:
+    """Streams part of an answer, then fails in a second node."""
+    model = OfflineChatModel(responder=echo_responder)
+
+    async def draft(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    def explode(state: MessagesState) -> dict[str, Any]:
+        raise RuntimeError("secret internal failure")
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("draft", draft)
+    builder.add_node("explode", explode)
+    builder.add_edge(START, "draft")
+    builder.add_edge("draft", "explode")
+    return builder.compile()
+
+
+def mismatch_graph() -> Any:
+    """Streams one text but returns another: a parity failure."""
+    model = OfflineChatModel(responder=echo_responder)
+
+    async def respond(state: MessagesState) -> dict[str, Any]:
+        await model.ainvoke(state["messages"])
+        return {"messages": [AIMessage("Something else entirely.")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("respond", respond)
+    builder.add_edge(START, "respond")
+    return builder.compile()
+
+
+def make_registry() -> GraphRegistry:
+    return GraphRegistry(
+        graphs={
+            "echo": GraphConfig(
+                graph=model_graph(OfflineChatModel(responder=echo_responder)),
+                description="Echoes the last user message.",
+            ),
+            "greeting": GraphConfig(
+                graph=greeting_graph(),
+                description="Greets from its runtime settings.",
+                client_settings=Greeting,
+            ),
+            "tools": GraphConfig(
+                graph=client_tool_graph(),
+                description="Calls the client's first function.",
+                request_to_input=tool_input,
+            ),
+            "status": GraphConfig(graph=status_graph(), description="Reports progress."),
+            "failing": GraphConfig(graph=failing_graph(), description="Fails midway."),
+            "mismatch": GraphConfig(graph=mismatch_graph(), description="Breaks parity."),
+            "factory": GraphConfig(
+                graph=lambda: model_graph(OfflineChatModel(responder=echo_responder)),
+                description="Built by a sync factory on every request.",
+            ),
+        }
+    )
