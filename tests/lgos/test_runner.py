@@ -1,0 +1,105 @@
+"""Direct runner calls: run_langgraph and run_langgraph_stream."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph import START, MessagesState, StateGraph
+
+from langgraph_openai_serve import GraphConfig, GraphRegistry, GraphRequest
+from langgraph_openai_serve.graph.runner import (
+    TextChunk,
+    prepare_run,
+    run_langgraph,
+    run_langgraph_stream,
+    stream_run,
+)
+from tests.lgos.graphs import make_registry
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_run_langgraph_returns_final_message() -> None:
+    answer = await run_langgraph(
+        GraphRequest(model="echo"), [HumanMessage("direct")], make_registry()
+    )
+    assert isinstance(answer, AIMessage)
+    assert answer.text == "Echo: direct"
+
+
+async def test_run_langgraph_stream_yields_text_custom_then_answer() -> None:
+    events = [
+        event
+        async for event in run_langgraph_stream(
+            GraphRequest(model="status"), [HumanMessage("q")], make_registry()
+        )
+    ]
+    assert isinstance(events[-1], AIMessage)
+    text = "".join(e.text for e in events if isinstance(e, TextChunk))
+    assert text == events[-1].text == "Echo: q"
+    custom = [e for e in events if isinstance(e, dict)]
+    # Custom parts keep LangGraph's native shape; the adapter filters them.
+    assert [c["data"].get("description") for c in custom] == [
+        "Reading the question", "private step", None, "Writing the answer"]
+    assert all(c["type"] == "custom" for c in custom)
+
+
+async def test_run_config_carries_correlation_metadata() -> None:
+    seen: dict[str, Any] = {}
+
+    def capture(state: MessagesState) -> dict[str, Any]:
+        from langgraph.config import get_config
+
+        config = get_config()
+        seen.update(config["metadata"], run_name=config.get("run_name"))
+        return {"messages": [AIMessage("ok")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("capture", capture)
+    builder.add_edge(START, "capture")
+    registry = GraphRegistry(graphs={"m": GraphConfig(graph=builder.compile(), description="d")})
+    request = GraphRequest(model="m", user="u-1", metadata={"conversation_id": "conv-9"})
+    async with prepare_run(request, [HumanMessage("x")], registry, request_id="req_1") as run:
+        assert run.runnable_config["run_name"] == "lgos.graph_run"
+        async for _ in stream_run(run, stream=False):
+            pass
+    assert seen["lgos.model"] == "m"
+    assert seen["lgos.request_id"] == "req_1"
+    assert seen["lgos.user"] == "u-1"
+    assert seen["langfuse_session_id"] == "conv-9"
+
+
+async def test_closing_the_stream_cancels_the_graph_once() -> None:
+    started = asyncio.Event()
+    cancelled: list[bool] = []
+
+    async def slow(state: MessagesState) -> dict[str, Any]:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return {"messages": [AIMessage("late")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("slow", slow)
+    builder.add_edge(START, "slow")
+    registry = GraphRegistry(graphs={"slow": GraphConfig(graph=builder.compile(), description="d")})
+
+    async def consume() -> None:
+        async for _ in run_langgraph_stream(GraphRequest(model="slow"), [HumanMessage("x")], registry):
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert cancelled == [True]
+    leftovers = [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"]
+    assert leftovers == []
