@@ -177,3 +177,9 @@ def make_registry() -> GraphRegistry:
             ),
         }
     )
+
+
+def serve_registry(resources: Any) -> GraphRegistry:
+    """Registry factory for ``lgos serve tests.lgos.graphs:serve_registry``."""
+    assert resources.checkpointer is not None
+    return make_registry()

@@ -1,0 +1,67 @@
+"""Start and stop real server processes for integration and end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{url}: process exited\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer\n{log.read_text()[-4000:]}")
+
+
+@contextmanager
+def running(
+    args: Sequence[str],
+    *,
+    ready_url: str,
+    log: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 60,
+) -> Iterator[subprocess.Popen]:
+    """Run ``args`` from the repository root until the block ends."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            list(args), cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
+        )
+        try:
+            wait_http(ready_url, process, log, timeout)
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+
+
+def lgos_command() -> list[str]:
+    return [str(Path(sys.executable).with_name("lgos"))]
