@@ -22,7 +22,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+def wait_http(
+    url: str, process: subprocess.Popen, log: Path, timeout: float = 60
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

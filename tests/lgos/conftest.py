@@ -32,7 +32,10 @@ async def openai_client(app: FastAPI) -> AsyncIterator[AsyncOpenAI]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport) as http_client:
         yield AsyncOpenAI(
-            base_url="http://lgos/v1", api_key="test", http_client=http_client, max_retries=0
+            base_url="http://lgos/v1",
+            api_key="test",
+            http_client=http_client,
+            max_retries=0,
         )
 
 
@@ -48,5 +51,7 @@ def parse_sse(body: str) -> list[dict[str, Any]]:
                 data.append(line[5:].strip())
         if data:
             raw = "\n".join(data)
-            events.append({"event": name, "data": raw if raw == "[DONE]" else orjson.loads(raw)})
+            events.append(
+                {"event": name, "data": raw if raw == "[DONE]" else orjson.loads(raw)}
+            )
     return events

@@ -61,7 +61,11 @@ def tool_responder(messages: list[BaseMessage], tools: Any, tool_choice: Any) ->
         return AIMessage(
             content="",
             tool_calls=[
-                {"name": tools[0]["function"]["name"], "args": {"city": "Paris"}, "id": "call_1"}
+                {
+                    "name": tools[0]["function"]["name"],
+                    "args": {"city": "Paris"},
+                    "id": "call_1",
+                }
             ],
         )
     if messages[-1].type == "tool":
@@ -94,7 +98,9 @@ def tool_input(request: Any, messages: list[BaseMessage]) -> dict[str, Any]:
             "function": {
                 "name": tool.name,
                 "description": tool.description or "",
-                "parameters": dict(tool.parameters or {"type": "object", "properties": {}}),
+                "parameters": dict(
+                    tool.parameters or {"type": "object", "properties": {}}
+                ),
             },
         }
         for tool in request.tools
@@ -168,9 +174,13 @@ def make_registry() -> GraphRegistry:
                 description="Calls the client's first function.",
                 request_to_input=tool_input,
             ),
-            "status": GraphConfig(graph=status_graph(), description="Reports progress."),
+            "status": GraphConfig(
+                graph=status_graph(), description="Reports progress."
+            ),
             "failing": GraphConfig(graph=failing_graph(), description="Fails midway."),
-            "mismatch": GraphConfig(graph=mismatch_graph(), description="Breaks parity."),
+            "mismatch": GraphConfig(
+                graph=mismatch_graph(), description="Breaks parity."
+            ),
             "factory": GraphConfig(
                 graph=lambda: model_graph(OfflineChatModel(responder=echo_responder)),
                 description="Built by a sync factory on every request.",

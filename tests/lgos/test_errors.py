@@ -21,25 +21,64 @@ async def _error(http: httpx.AsyncClient, path: str, **kwargs) -> tuple[int, dic
 @pytest.mark.parametrize(
     ("body", "param", "code"),
     [
-        ({"model": "echo", "input": "x", "temperature": 0.1}, "temperature", "unknown_parameter"),
-        ({"model": "echo", "input": "x", "include": []}, "include", "unknown_parameter"),
-        ({"model": "echo", "input": [{"role": "user", "content": "x", "foo": 1}]},
-         "input[0].foo", "unknown_parameter"),
+        (
+            {"model": "echo", "input": "x", "temperature": 0.1},
+            "temperature",
+            "unknown_parameter",
+        ),
+        (
+            {"model": "echo", "input": "x", "include": []},
+            "include",
+            "unknown_parameter",
+        ),
+        (
+            {"model": "echo", "input": [{"role": "user", "content": "x", "foo": 1}]},
+            "input[0].foo",
+            "unknown_parameter",
+        ),
         ({"input": "x"}, "model", "missing_required_parameter"),
         ({"model": "echo"}, "input", "missing_required_parameter"),
-        ({"model": "echo", "input": [{"role": "robot", "content": "x"}]},
-         "input[0].role", "invalid_value"),
+        (
+            {"model": "echo", "input": [{"role": "robot", "content": "x"}]},
+            "input[0].role",
+            "invalid_value",
+        ),
         ({"model": "echo", "input": "x", "stream": "yes"}, "stream", "invalid_type"),
         ({"model": "echo", "input": "x", "store": True}, "store", None),
-        ({"model": "echo", "input": "x", "metadata": {"lgos_secret": "1"}},
-         "metadata.lgos_secret", None),
-        ({"model": "echo", "input": "x", "metadata": {"k": "v" * 513}}, "metadata.k", None),
-        ({"model": "echo", "input": "x", "metadata": {f"k{i}": "v" for i in range(17)}},
-         "metadata", "invalid_value"),
-        ({"model": "echo", "input": [{"type": "function_call_output", "call_id": "c", "output": "o"}]},
-         "input", None),
-        ({"model": "echo", "input": "x", "previous_response_id": "resp_1"},
-         "previous_response_id", None),
+        (
+            {"model": "echo", "input": "x", "metadata": {"lgos_secret": "1"}},
+            "metadata.lgos_secret",
+            None,
+        ),
+        (
+            {"model": "echo", "input": "x", "metadata": {"k": "v" * 513}},
+            "metadata.k",
+            None,
+        ),
+        (
+            {
+                "model": "echo",
+                "input": "x",
+                "metadata": {f"k{i}": "v" for i in range(17)},
+            },
+            "metadata",
+            "invalid_value",
+        ),
+        (
+            {
+                "model": "echo",
+                "input": [
+                    {"type": "function_call_output", "call_id": "c", "output": "o"}
+                ],
+            },
+            "input",
+            None,
+        ),
+        (
+            {"model": "echo", "input": "x", "previous_response_id": "resp_1"},
+            "previous_response_id",
+            None,
+        ),
     ],
 )
 async def test_responses_rejects(http: httpx.AsyncClient, body, param, code) -> None:
@@ -53,16 +92,47 @@ async def test_responses_rejects(http: httpx.AsyncClient, body, param, code) -> 
 @pytest.mark.parametrize(
     ("body", "param"),
     [
-        ({"model": "echo", "messages": [{"role": "user", "content": "x"}], "n": 2}, "n"),
-        ({"model": "echo", "messages": [{"role": "user", "content": "x"}],
-          "functions": []}, "functions"),
-        ({"model": "echo", "messages": [{"role": "function", "content": "x", "name": "f"}]},
-         "messages[0]"),
-        ({"model": "echo", "messages": [{"role": "user", "content": [
-            {"type": "image_url", "image_url": {"url": "http://x"}}]}]},
-         "messages[0].content[0].type"),
-        ({"model": "echo", "messages": [{"role": "user", "content": "x"}],
-          "stream_options": {"include_usage": True}}, None),
+        (
+            {"model": "echo", "messages": [{"role": "user", "content": "x"}], "n": 2},
+            "n",
+        ),
+        (
+            {
+                "model": "echo",
+                "messages": [{"role": "user", "content": "x"}],
+                "functions": [],
+            },
+            "functions",
+        ),
+        (
+            {
+                "model": "echo",
+                "messages": [{"role": "function", "content": "x", "name": "f"}],
+            },
+            "messages[0]",
+        ),
+        (
+            {
+                "model": "echo",
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "image_url", "image_url": {"url": "http://x"}}
+                        ],
+                    }
+                ],
+            },
+            "messages[0].content[0].type",
+        ),
+        (
+            {
+                "model": "echo",
+                "messages": [{"role": "user", "content": "x"}],
+                "stream_options": {"include_usage": True},
+            },
+            None,
+        ),
         ({"model": "echo", "messages": []}, "messages"),
     ],
 )
@@ -75,7 +145,10 @@ async def test_chat_rejects(http: httpx.AsyncClient, body, param) -> None:
 async def test_malformed_json(http: httpx.AsyncClient) -> None:
     for path in ("/v1/responses", "/v1/chat/completions"):
         status, error = await _error(
-            http, path, content=b'{"model": ', headers={"content-type": "application/json"}
+            http,
+            path,
+            content=b'{"model": ',
+            headers={"content-type": "application/json"},
         )
         assert status == 400
         assert error["type"] == "invalid_request_error"
@@ -83,14 +156,17 @@ async def test_malformed_json(http: httpx.AsyncClient) -> None:
         assert status == 400
 
 
-async def test_unknown_model_is_404(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -> None:
+async def test_unknown_model_is_404(
+    openai_client: AsyncOpenAI, http: httpx.AsyncClient
+) -> None:
     with pytest.raises(openai.NotFoundError) as raised:
         await openai_client.responses.create(model="missing", input="x")
     assert raised.value.code == "model_not_found"
     assert raised.value.param == "model"
     with pytest.raises(openai.NotFoundError):
         await openai_client.chat.completions.create(
-            model="missing", messages=[{"role": "user", "content": "x"}])
+            model="missing", messages=[{"role": "user", "content": "x"}]
+        )
     with pytest.raises(openai.NotFoundError):
         await openai_client.models.retrieve("missing")
     reply = await http.get("/v1/nowhere")
@@ -100,18 +176,29 @@ async def test_unknown_model_is_404(openai_client: AsyncOpenAI, http: httpx.Asyn
 
 @pytest.mark.parametrize(
     "settings",
-    ['{"tone":"shouty"}', '{"unknown":1}', "not json", '["list"]', '{"name": 5}',
-     '{"name":"' + "x" * 30 + '"}'],
+    [
+        '{"tone":"shouty"}',
+        '{"unknown":1}',
+        "not json",
+        '["list"]',
+        '{"name": 5}',
+        '{"name":"' + "x" * 30 + '"}',
+    ],
 )
 async def test_invalid_settings(openai_client: AsyncOpenAI, settings: str) -> None:
     for stream in (False, True):
         with pytest.raises(openai.BadRequestError) as raised:
             await openai_client.responses.create(
-                model="greeting", input="hi", stream=stream,
-                metadata={"lgos_settings": settings})
+                model="greeting",
+                input="hi",
+                stream=stream,
+                metadata={"lgos_settings": settings},
+            )
         assert raised.value.param == "metadata.lgos_settings"
     with pytest.raises(openai.BadRequestError) as raised:
         await openai_client.chat.completions.create(
-            model="greeting", messages=[{"role": "user", "content": "hi"}],
-            metadata={"lgos_settings": settings})
+            model="greeting",
+            messages=[{"role": "user", "content": "hi"}],
+            metadata={"lgos_settings": settings},
+        )
     assert raised.value.param == "metadata.lgos_settings"

@@ -71,8 +71,12 @@ def test_settings_without_defaults_fail_registration() -> None:
         level: int
 
     with pytest.raises(ValidationError):
-        GraphConfig(graph=greeting_graph(), description="d", client_settings=NoDefault,
-                    context_factory=lambda request, settings: None)
+        GraphConfig(
+            graph=greeting_graph(),
+            description="d",
+            client_settings=NoDefault,
+            context_factory=lambda request, settings: None,
+        )
 
 
 def test_settings_must_subclass_client_settings() -> None:
@@ -94,15 +98,22 @@ def test_registry_rules() -> None:
         GraphRegistry(graphs={})
     saver = InMemorySaver()
     interrupting = GraphConfig(
-        graph=_graph(checkpointer=saver), description="d",
-        features={GraphFeature.INTERRUPTS})
+        graph=_graph(checkpointer=saver),
+        description="d",
+        features={GraphFeature.INTERRUPTS},
+    )
     with pytest.raises(ValueError, match="run_coordinator"):
         GraphRegistry(graphs={"i": interrupting})
-    registry = GraphRegistry(graphs={"ok": GraphConfig(graph=_graph(), description="d")})
+    registry = GraphRegistry(
+        graphs={"ok": GraphConfig(graph=_graph(), description="d")}
+    )
     with pytest.raises(InvalidRequestError) as raised:
         registry.get_graph("nope")
     assert (raised.value.status_code, raised.value.code, raised.value.param) == (
-        404, "model_not_found", "model")
+        404,
+        "model_not_found",
+        "model",
+    )
 
 
 def test_interrupt_graph_needs_async_checkpointer() -> None:
@@ -118,12 +129,19 @@ def test_client_settings_schema_and_validation() -> None:
     schema = Knobs.json_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["properties"]["rounds"] == {
-        "default": 2, "maximum": 5, "minimum": 1, "title": "Rounds", "type": "integer"}
+        "default": 2,
+        "maximum": 5,
+        "minimum": 1,
+        "title": "Rounds",
+        "type": "integer",
+    }
     assert Knobs.default_values() == {"rounds": 2, "mode": "fast"}
     request = GraphRequest(model="m", metadata={"lgos_settings": '{"rounds":4}'})
     assert Knobs.validate_request(request) == Knobs(rounds=4)
     assert Knobs.validate_request(GraphRequest(model="m")) == Knobs()
     for bad in ('{"rounds":"4"}', '{"rounds":9}', '{"rounds":4.5}', "{", '{"extra":1}'):
         with pytest.raises(InvalidRequestError) as raised:
-            Knobs.validate_request(GraphRequest(model="m", metadata={"lgos_settings": bad}))
+            Knobs.validate_request(
+                GraphRequest(model="m", metadata={"lgos_settings": bad})
+            )
         assert raised.value.param == "metadata.lgos_settings"

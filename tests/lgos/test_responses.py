@@ -31,9 +31,16 @@ async def test_create_returns_completed_response(openai_client: AsyncOpenAI) -> 
     assert response.usage.output_tokens == 3
 
 
-async def test_response_json_validates_against_contract(http: httpx.AsyncClient) -> None:
-    body = {"model": "echo", "input": "contract", "instructions": "Be brief.",
-            "metadata": {"topic": "x"}, "safety_identifier": "user-1"}
+async def test_response_json_validates_against_contract(
+    http: httpx.AsyncClient,
+) -> None:
+    body = {
+        "model": "echo",
+        "input": "contract",
+        "instructions": "Be brief.",
+        "metadata": {"topic": "x"},
+        "safety_identifier": "user-1",
+    }
     reply = await http.post("/v1/responses", json=body)
     assert reply.status_code == 200
     data = reply.json()
@@ -60,7 +67,8 @@ async def test_instructions_reach_the_graph_as_system_message(
 
 async def test_stream_emits_full_typed_lifecycle(http: httpx.AsyncClient) -> None:
     reply = await http.post(
-        "/v1/responses", json={"model": "echo", "input": "one two three", "stream": True}
+        "/v1/responses",
+        json={"model": "echo", "input": "one two three", "stream": True},
     )
     assert reply.status_code == 200
     assert reply.headers["content-type"].startswith("text/event-stream")
@@ -79,14 +87,18 @@ async def test_stream_emits_full_typed_lifecycle(http: httpx.AsyncClient) -> Non
         "response.output_item.done",
         "response.completed",
     ]
-    deltas = [e["data"] for e in events if e["data"]["type"] == "response.output_text.delta"]
+    deltas = [
+        e["data"] for e in events if e["data"]["type"] == "response.output_text.delta"
+    ]
     assert len(deltas) == 4  # "Echo: one two three", word by word
     assert "".join(d["delta"] for d in deltas) == "Echo: one two three"
     assert [e["data"]["sequence_number"] for e in events] == list(range(len(events)))
     item_id = events[2]["data"]["item"]["id"]
     assert {d["item_id"] for d in deltas} == {item_id}
     assert {d["output_index"] for d in deltas} == {0}
-    response_ids = {e["data"]["response"]["id"] for e in events if "response" in e["data"]}
+    response_ids = {
+        e["data"]["response"]["id"] for e in events if "response" in e["data"]
+    }
     assert len(response_ids) == 1
     final = events[-1]["data"]["response"]
     assert final["status"] == "completed"
@@ -97,7 +109,9 @@ async def test_stream_emits_full_typed_lifecycle(http: httpx.AsyncClient) -> Non
 
 
 async def test_sdk_stream_and_stream_helper(openai_client: AsyncOpenAI) -> None:
-    stream = await openai_client.responses.create(model="echo", input="streamed", stream=True)
+    stream = await openai_client.responses.create(
+        model="echo", input="streamed", stream=True
+    )
     text = ""
     async for event in stream:
         if event.type == "response.output_text.delta":
@@ -114,11 +128,17 @@ async def test_sdk_stream_and_stream_helper(openai_client: AsyncOpenAI) -> None:
 async def test_text_without_streamed_chunks_falls_back(http: httpx.AsyncClient) -> None:
     reply = await http.post(
         "/v1/responses",
-        json={"model": "greeting", "input": "hi", "stream": True,
-              "metadata": {"lgos_settings": '{"name":"Ada"}'}},
+        json={
+            "model": "greeting",
+            "input": "hi",
+            "stream": True,
+            "metadata": {"lgos_settings": '{"name":"Ada"}'},
+        },
     )
     events = parse_sse(reply.text)
-    deltas = [e["data"]["delta"] for e in events if e["data"]["type"].endswith("text.delta")]
+    deltas = [
+        e["data"]["delta"] for e in events if e["data"]["type"].endswith("text.delta")
+    ]
     assert deltas == ["Hello, Ada."]
     assert events[-1]["data"]["type"] == "response.completed"
     # No model call reported usage, so the Response carries none.
@@ -127,8 +147,11 @@ async def test_text_without_streamed_chunks_falls_back(http: httpx.AsyncClient) 
 
 @pytest.mark.parametrize(
     ("settings", "expected"),
-    [(None, "Hello, world."), ('{"tone":"excited"}', "Hello, world!"),
-     ('{"name":"Grace","tone":"excited"}', "Hello, Grace!")],
+    [
+        (None, "Hello, world."),
+        ('{"tone":"excited"}', "Hello, world!"),
+        ('{"name":"Grace","tone":"excited"}', "Hello, Grace!"),
+    ],
 )
 async def test_settings_change_the_answer(
     openai_client: AsyncOpenAI, settings: str | None, expected: str
@@ -141,15 +164,32 @@ async def test_settings_change_the_answer(
 
 
 async def test_function_call_and_continuation(openai_client: AsyncOpenAI) -> None:
-    tools = [{"type": "function", "name": "weather", "description": "Weather.",
-              "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
-    first = await openai_client.responses.create(model="tools", input="Weather?", tools=tools)
+    tools = [
+        {
+            "type": "function",
+            "name": "weather",
+            "description": "Weather.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+            },
+        }
+    ]
+    first = await openai_client.responses.create(
+        model="tools", input="Weather?", tools=tools
+    )
     calls = [item for item in first.output if item.type == "function_call"]
-    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("weather", {"city": "Paris"})]
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("weather", {"city": "Paris"})
+    ]
     ledger = [{"role": "user", "content": "Weather?"}]
     ledger += [item.model_dump(exclude_none=True) for item in first.output]
-    ledger.append({"type": "function_call_output", "call_id": calls[0].call_id, "output": "sunny"})
-    second = await openai_client.responses.create(model="tools", input=ledger, tools=tools)
+    ledger.append(
+        {"type": "function_call_output", "call_id": calls[0].call_id, "output": "sunny"}
+    )
+    second = await openai_client.responses.create(
+        model="tools", input=ledger, tools=tools
+    )
     assert second.output_text == "The tool said sunny."
 
 
@@ -176,7 +216,9 @@ async def test_streamed_function_call_events(http: httpx.AsyncClient) -> None:
 
 
 async def test_status_events_become_commentary(http: httpx.AsyncClient) -> None:
-    reply = await http.post("/v1/responses", json={"model": "status", "input": "q", "stream": True})
+    reply = await http.post(
+        "/v1/responses", json={"model": "status", "input": "q", "stream": True}
+    )
     events = [e["data"] for e in parse_sse(reply.text)]
     final = events[-1]["response"]
     phases = [(item["phase"], item["content"][0]["text"]) for item in final["output"]]
@@ -188,7 +230,9 @@ async def test_status_events_become_commentary(http: httpx.AsyncClient) -> None:
     for event in events:
         validate("ResponseStreamEvent", event)
     # Non-streaming requests carry no commentary.
-    plain = (await http.post("/v1/responses", json={"model": "status", "input": "q"})).json()
+    plain = (
+        await http.post("/v1/responses", json={"model": "status", "input": "q"})
+    ).json()
     assert [item["phase"] for item in plain["output"]] == ["final_answer"]
 
 

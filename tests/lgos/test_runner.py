@@ -44,7 +44,11 @@ async def test_run_langgraph_stream_yields_text_custom_then_answer() -> None:
     custom = [e for e in events if isinstance(e, dict)]
     # Custom parts keep LangGraph's native shape; the adapter filters them.
     assert [c["data"].get("description") for c in custom] == [
-        "Reading the question", "private step", None, "Writing the answer"]
+        "Reading the question",
+        "private step",
+        None,
+        "Writing the answer",
+    ]
     assert all(c["type"] == "custom" for c in custom)
 
 
@@ -61,9 +65,15 @@ async def test_run_config_carries_correlation_metadata() -> None:
     builder = StateGraph(MessagesState)
     builder.add_node("capture", capture)
     builder.add_edge(START, "capture")
-    registry = GraphRegistry(graphs={"m": GraphConfig(graph=builder.compile(), description="d")})
-    request = GraphRequest(model="m", user="u-1", metadata={"conversation_id": "conv-9"})
-    async with prepare_run(request, [HumanMessage("x")], registry, request_id="req_1") as run:
+    registry = GraphRegistry(
+        graphs={"m": GraphConfig(graph=builder.compile(), description="d")}
+    )
+    request = GraphRequest(
+        model="m", user="u-1", metadata={"conversation_id": "conv-9"}
+    )
+    async with prepare_run(
+        request, [HumanMessage("x")], registry, request_id="req_1"
+    ) as run:
         assert run.runnable_config["run_name"] == "lgos.graph_run"
         async for _ in stream_run(run, stream=False):
             pass
@@ -89,10 +99,14 @@ async def test_closing_the_stream_cancels_the_graph_once() -> None:
     builder = StateGraph(MessagesState)
     builder.add_node("slow", slow)
     builder.add_edge(START, "slow")
-    registry = GraphRegistry(graphs={"slow": GraphConfig(graph=builder.compile(), description="d")})
+    registry = GraphRegistry(
+        graphs={"slow": GraphConfig(graph=builder.compile(), description="d")}
+    )
 
     async def consume() -> None:
-        async for _ in run_langgraph_stream(GraphRequest(model="slow"), [HumanMessage("x")], registry):
+        async for _ in run_langgraph_stream(
+            GraphRequest(model="slow"), [HumanMessage("x")], registry
+        ):
             pass
 
     task = asyncio.create_task(consume())

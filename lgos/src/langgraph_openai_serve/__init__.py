@@ -5,7 +5,8 @@ Usage::
     from fastapi import FastAPI
     from langgraph_openai_serve import GraphConfig, GraphRegistry, LanggraphOpenaiServe
 
-    registry = GraphRegistry(graphs={"chat": GraphConfig(graph=graph, description="Chat.")})
+    config = GraphConfig(graph=graph, description="Chat.")
+    registry = GraphRegistry(graphs={"chat": config})
     app = FastAPI()
     LanggraphOpenaiServe(registry=registry, app=app).bind_openai_api()
 """

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -184,7 +184,9 @@ async def _pump(parts: AsyncIterator[Any], queue: asyncio.Queue[Any]) -> None:
         await queue.put(_DONE)
 
 
-async def stream_run(run: PreparedRun, *, stream: bool) -> AsyncIterator[RunEvent]:
+async def stream_run(
+    run: PreparedRun, *, stream: bool
+) -> AsyncGenerator[RunEvent, None]:
     """Execute a prepared run and yield its events.
 
     With ``stream=False`` only root ``values`` are requested, as LangGraph's
@@ -324,7 +326,9 @@ async def run_langgraph_stream(
         GraphError: Unusable graph output.
 
     """
-    async with prepare_run(request, messages, registry) as run:
-        async with contextlib.aclosing(stream_run(run, stream=True)) as events:
-            async for event in events:
-                yield event
+    async with (
+        prepare_run(request, messages, registry) as run,
+        contextlib.aclosing(stream_run(run, stream=True)) as events,
+    ):
+        async for event in events:
+            yield event

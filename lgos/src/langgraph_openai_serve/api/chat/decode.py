@@ -84,7 +84,7 @@ def _tool_choice(request: ChatCompletionRequest) -> ToolChoice:
     names = {tool.function.name for tool in request.tools or ()}
     if choice.function.name not in names:
         raise InvalidRequestError(
-            f"tool_choice names '{choice.function.name}', which is not among the tools.",
+            f"tool_choice names '{choice.function.name}', which is not a tool.",
             param="tool_choice",
         )
     return NamedFunctionToolChoice(choice.function.name)
