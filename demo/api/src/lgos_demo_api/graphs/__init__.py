@@ -1,0 +1,1 @@
+"""The demo graphs, one module per served model."""

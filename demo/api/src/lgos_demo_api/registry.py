@@ -1,0 +1,51 @@
+"""The registry factory `lgos serve lgos_demo_api.registry:create_registry` runs.
+
+Each demo graph is one entry in `GRAPH_BUILDERS`: the OpenAI model name it is
+served as, and a function turning `DemoApiSettings` into its `GraphConfig`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from langgraph_openai_serve import GraphConfig, GraphRegistry
+from lgos_demo_api.graphs.chat import chat_graph_config
+from lgos_demo_api.settings import DemoApiSettings, get_settings
+
+if TYPE_CHECKING:
+    from langgraph_openai_serve.server import ServerResources
+
+__all__ = ["GRAPH_BUILDERS", "GraphBuilder", "create_registry"]
+
+GraphBuilder = Callable[[DemoApiSettings], GraphConfig]
+"""Builds one graph's `GraphConfig` from the demo settings."""
+
+GRAPH_BUILDERS: tuple[tuple[str, GraphBuilder], ...] = (("chat", chat_graph_config),)
+"""`(model name, builder)` for every served demo graph, in listing order."""
+
+
+def create_registry(
+    resources: ServerResources, settings: DemoApiSettings | None = None
+) -> GraphRegistry:
+    """Build the demo registry.
+
+    Args:
+        resources: What the server provides; its `run_coordinator` is handed to
+            the registry.
+        settings: Demo settings; read afresh with `get_settings()` when omitted
+            (the `lgos serve` case).
+
+    Returns:
+        A `GraphRegistry` serving every graph in `GRAPH_BUILDERS`.
+
+    Raises:
+        pydantic.ValidationError: If the settings from the environment are
+            invalid.
+
+    """
+    settings = settings if settings is not None else get_settings()
+    return GraphRegistry(
+        graphs={name: build(settings) for name, build in GRAPH_BUILDERS},
+        run_coordinator=resources.run_coordinator,
+    )
