@@ -1,0 +1,1 @@
+"""Chainlit UI tests; the root conftest points Chainlit at ui/chainlit first."""

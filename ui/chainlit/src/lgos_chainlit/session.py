@@ -1,0 +1,161 @@
+"""Per-chat state of the UI: the selected model, its settings and the ledger.
+
+Kept free of Chainlit's request context so it can be tested on its own; the
+Chainlit callbacks in :mod:`lgos_chainlit.app` store one :class:`ChatSession`
+in ``cl.user_session``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chainlit.input_widget import InputWidget
+from chainlit.types import ChatProfile
+from openai import AsyncOpenAI
+
+from lgos_chainlit.conversation import Conversation
+from lgos_chainlit.discovery import (
+    ModelCapabilities,
+    SettingField,
+    build_setting_fields,
+    coerce_settings,
+    describe_model,
+    settings_metadata,
+)
+
+__all__ = [
+    "ChatSession",
+    "chat_profiles_for",
+    "first_model_id",
+    "limited_notice",
+    "load_session",
+    "profile_description",
+]
+
+logger = logging.getLogger(__name__)
+
+CONVERSATION_ID_KEY = "conversation_id"
+"""Client-owned metadata key correlating the requests of one conversation."""
+
+
+def limited_notice(capabilities: ModelCapabilities) -> str:
+    """Markdown warning shown when a model has no usable LGOS extension."""
+    reason = capabilities.limitation or "no supported LGOS extension"
+    return (
+        f"⚠️ **Limited functionality** for `{capabilities.model_id}`: {reason}. "
+        "It works as a plain chat model; graph settings and other LGOS "
+        "features are unavailable. (A proxy between this UI and LGOS may "
+        "have dropped the extension.)"
+    )
+
+
+def profile_description(capabilities: ModelCapabilities) -> str:
+    """Markdown shown for a model in the chat-profile picker."""
+    if capabilities.limited:
+        return limited_notice(capabilities)
+    return capabilities.description or f"LGOS graph `{capabilities.model_id}`."
+
+
+def chat_profiles_for(
+    models: Iterable[object], default_model: str | None = None
+) -> list[ChatProfile]:
+    """One Chainlit chat profile per listed model, described for the picker."""
+    profiles = []
+    for model in models:
+        capabilities = describe_model(model)
+        profiles.append(
+            ChatProfile(
+                name=capabilities.model_id,
+                markdown_description=profile_description(capabilities),
+                default=capabilities.model_id == default_model,
+            )
+        )
+    return profiles
+
+
+@dataclass(slots=True)
+class ChatSession:
+    """The state of one chat with one model."""
+
+    capabilities: ModelCapabilities
+    conversation: Conversation
+    fields: list[SettingField] = field(default_factory=list)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+    conversation_id: str | None = None
+
+    @classmethod
+    def from_model(
+        cls, model: object, *, conversation_id: str | None = None
+    ) -> ChatSession:
+        """Build the session for a retrieved model (SDK ``Model`` or dict)."""
+        capabilities = describe_model(model)
+        descriptor = capabilities.client_settings
+        if capabilities.extension and capabilities.extension.settings_unsupported:
+            logger.warning(
+                "Model %r: settings UI disabled (%s)",
+                capabilities.model_id,
+                capabilities.extension.settings_unsupported,
+            )
+        fields = build_setting_fields(descriptor) if descriptor else []
+        defaults = dict(descriptor.defaults) if descriptor else {}
+        return cls(
+            capabilities=capabilities,
+            conversation=Conversation(model=capabilities.model_id),
+            fields=fields,
+            defaults=defaults,
+            values=dict(defaults),
+            conversation_id=conversation_id,
+        )
+
+    @property
+    def model_id(self) -> str:
+        """The OpenAI ``model`` (the graph name) this chat talks to."""
+        return self.capabilities.model_id
+
+    @property
+    def widgets(self) -> list[InputWidget]:
+        """The settings widgets to render, empty when there are none."""
+        return [f.widget for f in self.fields]
+
+    @property
+    def notice(self) -> str | None:
+        """The limited-functionality warning, when it applies."""
+        return limited_notice(self.capabilities) if self.capabilities.limited else None
+
+    def update_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Apply values sent by the settings panel; return the current values."""
+        self.values.update(coerce_settings(values, self.fields))
+        return dict(self.values)
+
+    def request_metadata(self) -> dict[str, str]:
+        """Metadata for the next Responses request.
+
+        Carries ``lgos_settings`` with the non-default values (sent on every
+        request: LGOS does not persist them) and the ``conversation_id``
+        correlation value. A model without a usable extension gets neither.
+        """
+        if self.capabilities.limited:
+            return {}
+        metadata = settings_metadata(self.values, self.defaults)
+        if self.conversation_id:
+            metadata[CONVERSATION_ID_KEY] = self.conversation_id
+        return metadata
+
+
+async def first_model_id(client: AsyncOpenAI) -> str | None:
+    """Return the first listed model, for chats started without a profile."""
+    async for model in client.models.list():
+        return model.id
+    return None
+
+
+async def load_session(
+    client: AsyncOpenAI, model_id: str, *, conversation_id: str | None = None
+) -> ChatSession:
+    """Retrieve ``model_id`` (with its full extension) and start a chat."""
+    model = await client.models.retrieve(model_id)
+    return ChatSession.from_model(model, conversation_id=conversation_id)

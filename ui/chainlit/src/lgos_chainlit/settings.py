@@ -1,0 +1,73 @@
+"""Process settings of the Chainlit UI, read from ``DEMO_CHAINLIT_*`` variables.
+
+These are deployment settings (where LGOS lives, how long to wait for it). The
+per-graph *runtime* settings a user edits in the chat live in
+:mod:`lgos_chainlit.discovery`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from openai import AsyncOpenAI
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+# LGOS enforces no authentication; the OpenAI SDK still insists on *a* key.
+PLACEHOLDER_API_KEY = "lgos-demo"
+
+
+class ChainlitSettings(BaseSettings):
+    """Settings of the Chainlit UI process.
+
+    Every field is read from the environment with the ``DEMO_CHAINLIT_`` prefix,
+    for example ``DEMO_CHAINLIT_OPENAI_BASE_URL=http://127.0.0.1:8000/v1``.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="DEMO_CHAINLIT_", extra="ignore", env_ignore_empty=True
+    )
+
+    openai_base_url: str = Field(
+        default=DEFAULT_BASE_URL,
+        description="OpenAI-compatible base URL of the LGOS deployment (with /v1).",
+    )
+    openai_api_key: SecretStr = Field(
+        default=SecretStr(PLACEHOLDER_API_KEY),
+        description="Bearer key sent to LGOS or to a proxy in front of it.",
+    )
+    request_timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description="Seconds the OpenAI client waits on a request (per read).",
+    )
+    max_retries: int = Field(
+        default=2,
+        ge=0,
+        description="Retries of the OpenAI client on connection errors and 5xx.",
+    )
+    default_model: str | None = Field(
+        default=None,
+        description="Model (chat profile) selected when the user picked none.",
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> ChainlitSettings:
+    """Return the process settings, read from the environment once."""
+    return ChainlitSettings()
+
+
+def make_client(settings: ChainlitSettings) -> AsyncOpenAI:
+    """Build an ``AsyncOpenAI`` client for LGOS from ``settings``.
+
+    The caller owns the client and closes it (``await client.close()`` or
+    ``async with``); the UI keeps one per chat session.
+    """
+    return AsyncOpenAI(
+        base_url=settings.openai_base_url,
+        api_key=settings.openai_api_key.get_secret_value(),
+        timeout=settings.request_timeout,
+        max_retries=settings.max_retries,
+    )
