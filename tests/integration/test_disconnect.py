@@ -62,7 +62,7 @@ async def server() -> AsyncIterator[tuple[str, Probe]]:
     config = uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
     uv_server = uvicorn.Server(config)
     task = asyncio.create_task(uv_server.serve())
-    while not uv_server.started:
+    while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
         await asyncio.sleep(0.01)
     yield f"http://127.0.0.1:{port}", probe
     uv_server.should_exit = True
@@ -87,11 +87,13 @@ async def test_disconnect_cancels_the_run(
     server: tuple[str, Probe], path: str, body: dict
 ) -> None:
     base, probe = server
-    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
-        async with client.stream("POST", path, json=body) as response:
-            assert response.status_code == 200
-            await asyncio.wait_for(probe.started.wait(), 10)
-        # Leaving the block closes the connection mid-stream.
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=10) as client,
+        client.stream("POST", path, json=body) as response,
+    ):
+        assert response.status_code == 200
+        await asyncio.wait_for(probe.started.wait(), 10)
+    # Leaving the block closed the connection mid-stream.
     for _ in range(200):
         if probe.cancelled:
             break
