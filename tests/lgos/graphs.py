@@ -181,6 +181,9 @@ def make_registry() -> GraphRegistry:
             "mismatch": GraphConfig(
                 graph=mismatch_graph(), description="Breaks parity."
             ),
+            "answers": GraphConfig(
+                graph=answers_graph(), description="Scripted answers."
+            ),
             "factory": GraphConfig(
                 graph=lambda: model_graph(OfflineChatModel(responder=echo_responder)),
                 description="Built by a sync factory on every request.",
@@ -193,3 +196,122 @@ def serve_registry(resources: Any) -> GraphRegistry:
     """Registry factory for ``lgos serve tests.lgos.graphs:serve_registry``."""
     assert resources.checkpointer is not None
     return make_registry()
+
+
+CITED_TEXT = "LangGraph pauses with interrupt() [1]. OpenAI streams events [2]."
+
+
+def scripted_answer(prompt: str) -> AIMessage:
+    """The final message for each scripted case of the ``answers`` graph."""
+    from langchain_core.messages.content import create_citation, create_text_block
+
+    if prompt == "refuse":
+        return AIMessage(
+            content=[{"type": "refusal", "refusal": "I can't help with that."}]
+        )
+    if prompt == "refuse-kwargs":
+        return AIMessage(content="", additional_kwargs={"refusal": "Not that, sorry."})
+    if prompt == "truncate":
+        return AIMessage("Half an ans", response_metadata={"finish_reason": "length"})
+    if prompt == "filter":
+        return AIMessage(
+            "Partial",
+            response_metadata={
+                "status": "incomplete",
+                "incomplete_details": {"reason": "content_filter"},
+            },
+        )
+    if prompt == "truncated-call":
+        return AIMessage(
+            "",
+            invalid_tool_calls=[
+                {
+                    "name": "weather",
+                    "args": '{"city": "Par',
+                    "id": "call_t",
+                    "error": "x",
+                }
+            ],
+            response_metadata={"finish_reason": "length"},
+        )
+    if prompt in {"cite", "cite-streamed"}:
+        first, second = CITED_TEXT[:38], CITED_TEXT[38:]
+        return AIMessage(
+            content=[
+                create_text_block(
+                    first,
+                    annotations=[
+                        create_citation(
+                            url="https://langchain-ai.github.io/langgraph/",
+                            title="LangGraph",
+                            start_index=0,
+                            end_index=8,
+                            cited_text="LangGraph",
+                        )
+                    ],
+                ),
+                {
+                    "type": "text",
+                    "text": second,
+                    "annotations": [
+                        {
+                            "type": "url_citation",
+                            "url": "https://platform.openai.com/docs",
+                            "title": "OpenAI docs",
+                            "start_index": 1,
+                            "end_index": 6,
+                        }
+                    ],
+                },
+            ]
+        )
+    if prompt == "cite-bad-span":
+        return AIMessage(
+            content=[
+                create_text_block(
+                    "Short.",
+                    annotations=[
+                        create_citation(
+                            url="https://x.test", start_index=2, end_index=40
+                        )
+                    ],
+                )
+            ]
+        )
+    if prompt == "cite-wrong-text":
+        return AIMessage(
+            content=[
+                create_text_block(
+                    "Short text.",
+                    annotations=[
+                        create_citation(
+                            url="https://x.test",
+                            start_index=0,
+                            end_index=4,
+                            cited_text="Long",
+                        )
+                    ],
+                )
+            ]
+        )
+    return AIMessage(f"Plain: {prompt}")
+
+
+def answers_graph() -> Any:
+    """Returns scripted final messages; ``cite-streamed`` streams its text first."""
+
+    def stream_text(messages: list[BaseMessage], tools: Any, tool_choice: Any) -> str:
+        return CITED_TEXT
+
+    model = OfflineChatModel(responder=stream_text)
+
+    async def respond(state: MessagesState) -> dict[str, Any]:
+        prompt = _last_text(state["messages"])
+        if prompt == "cite-streamed":
+            await model.ainvoke(state["messages"])
+        return {"messages": [scripted_answer(prompt)]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("respond", respond)
+    builder.add_edge(START, "respond")
+    return builder.compile()

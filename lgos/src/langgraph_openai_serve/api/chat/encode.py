@@ -15,12 +15,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from langgraph_openai_serve.api.answer import Answer, read_answer
 from langgraph_openai_serve.api.ids import new_id
-from langgraph_openai_serve.api.messages import tool_call_arguments
 from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
-from langgraph_openai_serve.errors import GraphError, error_envelope
+from langgraph_openai_serve.errors import error_envelope
 from langgraph_openai_serve.graph.runner import (
     PreparedRun,
     TextChunk,
@@ -43,44 +43,56 @@ class ChatFrame:
     created: int = field(default_factory=lambda: int(time.time()))
 
 
-def tool_calls(message: AIMessage) -> list[dict[str, Any]]:
-    """Return Chat ``tool_calls`` for the final message.
+_FINISH_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
-    Raises:
-        GraphError: A tool call has no ID.
 
-    """
-    calls = []
-    for call in message.tool_calls:
-        if not call.get("id"):
-            msg = "Final AIMessage tool calls must have an id."
-            raise GraphError(msg)
-        calls.append(
-            {
-                "id": call["id"],
-                "type": "function",
-                "function": {
-                    "name": call["name"],
-                    "arguments": tool_call_arguments(call["args"]),
-                },
-            }
-        )
-    return calls
+def _tool_calls(answer: Answer) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": call.call_id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments},
+        }
+        for call in answer.tool_calls
+    ]
+
+
+def _annotations(answer: Answer) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "url_citation",
+            "url_citation": {
+                "url": citation.url,
+                "title": citation.title,
+                "start_index": citation.start_index,
+                "end_index": citation.end_index,
+            },
+        }
+        for citation in answer.citations
+    ]
+
+
+def _finish_reason(answer: Answer) -> str:
+    if answer.incomplete_reason:
+        return _FINISH_REASONS[answer.incomplete_reason]
+    return "tool_calls" if answer.tool_calls else "stop"
 
 
 async def collect_chat_completion(run: PreparedRun, frame: ChatFrame) -> dict[str, Any]:
     """Run the graph without streaming and return the ``chat.completion``."""
-    message: AIMessage | None = None
+    answer: Answer | None = None
     async for event in stream_run(run, stream=False):
         if isinstance(event, AIMessage):
-            message = event
-    assert message is not None
-    calls = tool_calls(message)
+            answer = read_answer(event)
+    assert answer is not None
+    calls = _tool_calls(answer)
     body: dict[str, Any] = {
         "role": "assistant",
-        "content": message.text or (None if calls else ""),
-        "refusal": None,
+        "content": answer.text or (None if calls or answer.refusal else ""),
+        "refusal": answer.refusal,
     }
+    if annotations := _annotations(answer):
+        body["annotations"] = annotations
     if calls:
         body["tool_calls"] = calls
     completion: dict[str, Any] = {
@@ -92,7 +104,7 @@ async def collect_chat_completion(run: PreparedRun, frame: ChatFrame) -> dict[st
             {
                 "index": 0,
                 "message": body,
-                "finish_reason": "tool_calls" if calls else "stop",
+                "finish_reason": _finish_reason(answer),
                 "logprobs": None,
             }
         ],
@@ -142,13 +154,20 @@ async def stream_chat_completion(
                 parity.add(event.text)
                 yield _chunk(frame, {"content": event.text})
             elif isinstance(event, AIMessage):
-                if fallback := parity.finish(event.text):
+                answer = read_answer(event)
+                if fallback := parity.finish(answer.text):
                     yield _chunk(frame, {"content": fallback})
-                calls = tool_calls(event)
-                if calls:
+                if answer.refusal:
+                    yield _chunk(frame, {"refusal": answer.refusal})
+                if calls := _tool_calls(answer):
                     indexed = [dict(call, index=i) for i, call in enumerate(calls)]
                     yield _chunk(frame, {"tool_calls": indexed})
-                yield _chunk(frame, {}, "tool_calls" if calls else "stop")
+                # Annotations on the final delta are an LGOS extension: the
+                # published chunk schema does not declare them.
+                final: dict[str, Any] = {}
+                if annotations := _annotations(answer):
+                    final["annotations"] = annotations
+                yield _chunk(frame, final, _finish_reason(answer))
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.model)
         yield data_bytes(error_envelope(failure_message(exc), type="server_error"))

@@ -33,42 +33,50 @@ from langgraph_openai_serve.graph.request import (
 __all__ = ["decode_response_request"]
 
 
-def _content(content: Any) -> str | list[str | dict[str, Any]]:
-    if isinstance(content, str):
-        return content
+def _text_blocks(parts: list[Any]) -> list[str | dict[str, Any]]:
+    return [{"type": "text", "text": part.text} for part in parts]
+
+
+def _assistant_content(item: MessageItem) -> str | list[str | dict[str, Any]]:
+    """LangChain's shape for replayed output: blocks keep ID, phase, citations."""
+    if isinstance(item.content, str):
+        return item.content
     blocks: list[str | dict[str, Any]] = []
-    for part in content:
-        if isinstance(part, InputText):
-            blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, OutputText):
+    for part in item.content:
+        if isinstance(part, OutputText | InputText):
             block: dict[str, Any] = {"type": "text", "text": part.text}
-            if part.annotations:
-                block["annotations"] = list(part.annotations)
-            blocks.append(block)
+            if isinstance(part, OutputText):
+                block["annotations"] = [dict(a) for a in part.annotations]
         else:
-            blocks.append({"type": "text", "text": "", "refusal": part.refusal})
+            block = {"type": "refusal", "refusal": part.refusal}
+        if item.id is not None:
+            block["id"] = item.id
+        if item.phase is not None:
+            block["phase"] = item.phase
+        blocks.append(block)
     return blocks
 
 
 def _message(item: MessageItem, index: int) -> BaseMessage:
-    param = f"input[{index}].content"
     if item.role == "assistant":
-        kwargs: dict[str, Any] = {}
-        if item.phase is not None:
-            kwargs["phase"] = item.phase
+        kwargs = {"phase": item.phase} if item.phase is not None else {}
         return AIMessage(
-            content=_content(item.content), id=item.id, additional_kwargs=kwargs
+            content=_assistant_content(item), id=item.id, additional_kwargs=kwargs
         )
-    if not isinstance(item.content, str) and any(
-        not isinstance(part, InputText) for part in item.content
-    ):
-        raise InvalidRequestError(
-            f"A {item.role} message accepts only input_text content.", param=param
-        )
+    content: str | list[str | dict[str, Any]]
+    if isinstance(item.content, str):
+        content = item.content
+    else:
+        if any(not isinstance(part, InputText) for part in item.content):
+            raise InvalidRequestError(
+                f"A {item.role} message accepts only input_text content.",
+                param=f"input[{index}].content",
+            )
+        content = _text_blocks(item.content)
     if item.role == "user":
-        return HumanMessage(content=_content(item.content))
+        return HumanMessage(content=content)
     kwargs = {"__openai_role__": "developer"} if item.role == "developer" else {}
-    return SystemMessage(content=_content(item.content), additional_kwargs=kwargs)
+    return SystemMessage(content=content, additional_kwargs=kwargs)
 
 
 def _messages(request: ResponseCreateRequest) -> list[BaseMessage]:

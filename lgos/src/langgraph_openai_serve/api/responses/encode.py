@@ -16,13 +16,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from langgraph_openai_serve.api.answer import Answer, Citation, ToolCallOut, read_answer
 from langgraph_openai_serve.api.ids import new_id
-from langgraph_openai_serve.api.messages import tool_call_arguments
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import event_bytes
 from langgraph_openai_serve.api.usage import response_usage
-from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.runner import (
     PreparedRun,
     TextChunk,
@@ -59,7 +58,7 @@ class ResponseFrame:
         *,
         usage: Any = None,
         error: dict[str, Any] | None = None,
-        incomplete_details: dict[str, Any] | None = None,
+        incomplete_reason: str | None = None,
     ) -> dict[str, Any]:
         """Return the ``Response`` object in ``status``."""
         request = self.request
@@ -70,7 +69,9 @@ class ResponseFrame:
             "status": status,
             "background": False,
             "error": error,
-            "incomplete_details": incomplete_details,
+            "incomplete_details": (
+                {"reason": incomplete_reason} if incomplete_reason else None
+            ),
             "instructions": request.instructions,
             "metadata": dict(request.metadata or {}),
             "model": request.model,
@@ -84,9 +85,7 @@ class ResponseFrame:
             "temperature": None,
             "text": {"format": {"type": "text"}},
             "tool_choice": _tool_choice(request),
-            "tools": [
-                tool.model_dump(exclude_unset=False) for tool in request.tools or ()
-            ],
+            "tools": [tool.model_dump() for tool in request.tools or ()],
             "top_p": None,
             "truncation": "disabled",
         }
@@ -110,92 +109,227 @@ def _tool_choice(request: ResponseCreateRequest) -> Any:
     return {"type": "function", "name": choice.name}
 
 
-def _text_part(text: str) -> dict[str, Any]:
-    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
-
-
-def message_item(
-    text: str, *, status: str, phase: str = "final_answer", item_id: str | None = None
-) -> dict[str, Any]:
-    """Return an assistant ``OutputMessage`` item with one ``output_text``."""
+def _url_citation(citation: Citation) -> dict[str, Any]:
     return {
-        "id": item_id or new_id("msg"),
+        "type": "url_citation",
+        "url": citation.url,
+        "title": citation.title,
+        "start_index": citation.start_index,
+        "end_index": citation.end_index,
+    }
+
+
+def _text_part(text: str, citations: tuple[Citation, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "output_text",
+        "text": text,
+        "annotations": [_url_citation(citation) for citation in citations],
+        "logprobs": [],
+    }
+
+
+def _refusal_part(refusal: str) -> dict[str, Any]:
+    return {"type": "refusal", "refusal": refusal}
+
+
+def _message_item(status: str, phase: str) -> dict[str, Any]:
+    return {
+        "id": new_id("msg"),
         "type": "message",
         "role": "assistant",
         "status": status,
-        "content": [_text_part(text)],
+        "content": [],
         "phase": phase,
     }
 
 
-def function_call_items(message: AIMessage) -> list[dict[str, Any]]:
-    """Return ``function_call`` items for the final message's tool calls.
+def _function_call_item(call: ToolCallOut) -> dict[str, Any]:
+    return {
+        "id": new_id("fc"),
+        "type": "function_call",
+        "status": "completed" if call.complete else "incomplete",
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": call.arguments,
+    }
 
-    Raises:
-        GraphError: A tool call has no ID.
 
-    """
-    items = []
-    for call in message.tool_calls:
-        call_id = call.get("id")
-        if not call_id:
-            msg = "Final AIMessage tool calls must have an id."
-            raise GraphError(msg)
-        items.append(
-            {
-                "id": new_id("fc"),
-                "type": "function_call",
-                "status": "completed",
-                "call_id": call_id,
-                "name": call["name"],
-                "arguments": tool_call_arguments(call["args"]),
-            }
-        )
+def _needs_message(answer: Answer) -> bool:
+    return bool(answer.text or answer.refusal or not answer.tool_calls)
+
+
+def _status(answer: Answer) -> str:
+    return "incomplete" if answer.incomplete_reason else "completed"
+
+
+def answer_items(answer: Answer) -> list[dict[str, Any]]:
+    """Return the output items for a complete (non-streamed) answer."""
+    items: list[dict[str, Any]] = []
+    if _needs_message(answer):
+        item = _message_item(_status(answer), "final_answer")
+        if answer.text or not answer.refusal:
+            item["content"].append(_text_part(answer.text, answer.citations))
+        if answer.refusal:
+            item["content"].append(_refusal_part(answer.refusal))
+        items.append(item)
+    items.extend(_function_call_item(call) for call in answer.tool_calls)
     return items
 
 
-def _failure(exc: BaseException) -> dict[str, Any]:
-    return {"code": "server_error", "message": failure_message(exc)}
-
-
 async def collect_response(run: PreparedRun, frame: ResponseFrame) -> dict[str, Any]:
-    """Run the graph without streaming and return the completed ``Response``.
+    """Run the graph without streaming and return the final ``Response``.
 
     Raises:
         Exception: Whatever the graph raised (the route turns it into a 500).
 
     """
+    answer: Answer | None = None
     async for event in stream_run(run, stream=False):
         if isinstance(event, AIMessage):
-            if event.text or not event.tool_calls:
-                frame.output.append(message_item(event.text, status="completed"))
-            frame.output.extend(function_call_items(event))
-    return frame.snapshot("completed", usage=run.usage)
+            answer = read_answer(event)
+            frame.output.extend(answer_items(answer))
+    assert answer is not None
+    return frame.snapshot(
+        _status(answer), usage=run.usage, incomplete_reason=answer.incomplete_reason
+    )
 
 
-class _Events:
-    """Numbered Responses stream events for one response."""
+class _Message:
+    """An assistant message item being streamed."""
 
-    __slots__ = ("sequence",)
-
-    def __init__(self) -> None:
-        self.sequence = 0
-
-    def __call__(self, type_: str, **fields: Any) -> bytes:
-        event = {"type": type_, "sequence_number": self.sequence, **fields}
-        self.sequence += 1
-        return event_bytes(event)
-
-
-class _OpenMessage:
-    """An assistant message whose text is still streaming."""
-
-    __slots__ = ("index", "item", "parts")
+    __slots__ = ("index", "item", "text_parts")
 
     def __init__(self, index: int, item: dict[str, Any]) -> None:
         self.index = index
         self.item = item
-        self.parts: list[str] = []
+        self.text_parts: list[str] | None = None
+
+
+class _ResponseStream:
+    """Numbered Responses stream events for one response."""
+
+    def __init__(self, frame: ResponseFrame) -> None:
+        self.frame = frame
+        self.sequence = 0
+
+    def emit(self, type_: str, **fields: Any) -> bytes:
+        event = {"type": type_, "sequence_number": self.sequence, **fields}
+        self.sequence += 1
+        return event_bytes(event)
+
+    def open_message(self, phase: str) -> tuple[_Message, bytes]:
+        item = _message_item("in_progress", phase)
+        message = _Message(len(self.frame.output), item)
+        self.frame.output.append(item)
+        added = self.emit(
+            "response.output_item.added", output_index=message.index, item=dict(item)
+        )
+        return message, added
+
+    def _part_fields(self, message: _Message) -> dict[str, Any]:
+        return {
+            "item_id": message.item["id"],
+            "output_index": message.index,
+            "content_index": len(message.item["content"]),
+        }
+
+    def open_text(self, message: _Message) -> bytes:
+        message.text_parts = []
+        return self.emit(
+            "response.content_part.added",
+            part=_text_part(""),
+            **self._part_fields(message),
+        )
+
+    def text_delta(self, message: _Message, text: str) -> bytes:
+        assert message.text_parts is not None
+        message.text_parts.append(text)
+        return self.emit(
+            "response.output_text.delta",
+            delta=text,
+            logprobs=[],
+            **self._part_fields(message),
+        )
+
+    def close_text(
+        self, message: _Message, citations: tuple[Citation, ...] = ()
+    ) -> list[bytes]:
+        assert message.text_parts is not None
+        text = "".join(message.text_parts)
+        fields = self._part_fields(message)
+        frames = [
+            self.emit(
+                "response.output_text.annotation.added",
+                annotation_index=index,
+                annotation=_url_citation(citation),
+                **fields,
+            )
+            for index, citation in enumerate(citations)
+        ]
+        part = _text_part(text, citations)
+        frames.append(
+            self.emit("response.output_text.done", text=text, logprobs=[], **fields)
+        )
+        frames.append(self.emit("response.content_part.done", part=part, **fields))
+        message.item["content"].append(part)
+        message.text_parts = None
+        return frames
+
+    def refusal(self, message: _Message, refusal: str) -> list[bytes]:
+        fields = self._part_fields(message)
+        part = _refusal_part(refusal)
+        frames = [
+            self.emit("response.content_part.added", part=_refusal_part(""), **fields),
+            self.emit("response.refusal.delta", delta=refusal, **fields),
+            self.emit("response.refusal.done", refusal=refusal, **fields),
+            self.emit("response.content_part.done", part=part, **fields),
+        ]
+        message.item["content"].append(part)
+        return frames
+
+    def close_message(self, message: _Message, status: str) -> bytes:
+        message.item["status"] = status
+        return self.emit(
+            "response.output_item.done",
+            output_index=message.index,
+            item=dict(message.item),
+        )
+
+    def function_call(self, call: ToolCallOut) -> list[bytes]:
+        item = _function_call_item(call)
+        index = len(self.frame.output)
+        self.frame.output.append(item)
+        return [
+            self.emit(
+                "response.output_item.added",
+                output_index=index,
+                item=dict(item, status="in_progress", arguments=""),
+            ),
+            self.emit(
+                "response.function_call_arguments.delta",
+                item_id=item["id"],
+                output_index=index,
+                delta=item["arguments"],
+            ),
+            self.emit(
+                "response.function_call_arguments.done",
+                item_id=item["id"],
+                output_index=index,
+                name=item["name"],
+                arguments=item["arguments"],
+            ),
+            self.emit("response.output_item.done", output_index=index, item=dict(item)),
+        ]
+
+    def commentary(self, description: str) -> list[bytes]:
+        note, added = self.open_message("commentary")
+        return [
+            added,
+            self.open_text(note),
+            self.text_delta(note, description),
+            *self.close_text(note),
+            self.close_message(note, "completed"),
+        ]
 
 
 async def stream_response(
@@ -203,145 +337,79 @@ async def stream_response(
 ) -> AsyncIterator[bytes]:
     """Run the graph with streaming and yield the framed Responses events.
 
-    Lifecycle: ``response.created``, ``response.in_progress``; per message
+    Lifecycle: ``response.created``, ``response.in_progress``; for the answer
     ``response.output_item.added``, ``response.content_part.added``,
-    ``response.output_text.delta``…, ``response.output_text.done``,
-    ``response.content_part.done``, ``response.output_item.done``; then
-    ``response.completed``, or ``response.failed`` keeping partial output
-    (unfinished items marked ``incomplete``).
+    ``response.output_text.delta``…, ``response.output_text.annotation.added``
+    per citation, ``response.output_text.done``,
+    ``response.content_part.done`` (refusals: ``response.refusal.delta`` and
+    ``.done``), ``response.output_item.done``; function calls; then
+    ``response.completed``, ``response.incomplete``, or ``response.failed``
+    keeping partial output (unfinished items marked ``incomplete``).
 
     Status updates (``status_event()``) become completed
     ``phase="commentary"`` messages; other custom data stays private.
     """
-    emit = _Events()
-    yield emit("response.created", response=frame.snapshot("in_progress"))
-    yield emit("response.in_progress", response=frame.snapshot("in_progress"))
+    stream = _ResponseStream(frame)
+    yield stream.emit("response.created", response=frame.snapshot("in_progress"))
+    yield stream.emit("response.in_progress", response=frame.snapshot("in_progress"))
     parity = TextParity()
-    answer: _OpenMessage | None = None
-
-    def open_message(phase: str) -> tuple[_OpenMessage, list[bytes]]:
-        item = message_item("", status="in_progress", phase=phase)
-        item["content"] = []
-        opened = _OpenMessage(len(frame.output), item)
-        frame.output.append(item)
-        added = dict(item, content=[])
-        return opened, [
-            emit("response.output_item.added", output_index=opened.index, item=added),
-            emit(
-                "response.content_part.added",
-                item_id=item["id"],
-                output_index=opened.index,
-                content_index=0,
-                part=_text_part(""),
-            ),
-        ]
-
-    def delta(opened: _OpenMessage, text: str) -> bytes:
-        opened.parts.append(text)
-        return emit(
-            "response.output_text.delta",
-            item_id=opened.item["id"],
-            output_index=opened.index,
-            content_index=0,
-            delta=text,
-            logprobs=[],
-        )
-
-    def close_message(opened: _OpenMessage, status: str = "completed") -> list[bytes]:
-        text = "".join(opened.parts)
-        part = _text_part(text)
-        opened.item["content"] = [part]
-        opened.item["status"] = status
-        return [
-            emit(
-                "response.output_text.done",
-                item_id=opened.item["id"],
-                output_index=opened.index,
-                content_index=0,
-                text=text,
-                logprobs=[],
-            ),
-            emit(
-                "response.content_part.done",
-                item_id=opened.item["id"],
-                output_index=opened.index,
-                content_index=0,
-                part=part,
-            ),
-            emit(
-                "response.output_item.done",
-                output_index=opened.index,
-                item=dict(opened.item),
-            ),
-        ]
-
+    answer_message: _Message | None = None
     try:
         async for event in stream_run(run, stream=True):
             if isinstance(event, TextChunk):
-                if answer is None:
-                    answer, frames = open_message("final_answer")
-                    for chunk in frames:
-                        yield chunk
+                if answer_message is None:
+                    answer_message, added = stream.open_message("final_answer")
+                    yield added
+                    yield stream.open_text(answer_message)
                 parity.add(event.text)
-                yield delta(answer, event.text)
+                yield stream.text_delta(answer_message, event.text)
             elif isinstance(event, AIMessage):
-                fallback = parity.finish(event.text)
-                if fallback or (answer is None and not event.tool_calls):
-                    if answer is None:
-                        answer, frames = open_message("final_answer")
-                        for chunk in frames:
-                            yield chunk
+                answer = read_answer(event)
+                fallback = parity.finish(answer.text)
+                if answer_message is None and _needs_message(answer):
+                    answer_message, added = stream.open_message("final_answer")
+                    yield added
+                if answer_message is not None:
+                    if answer_message.text_parts is None and (
+                        answer.text or not answer.refusal
+                    ):
+                        yield stream.open_text(answer_message)
                     if fallback:
-                        yield delta(answer, fallback)
-                if answer is not None:
-                    for chunk in close_message(answer):
+                        yield stream.text_delta(answer_message, fallback)
+                    if answer_message.text_parts is not None:
+                        for chunk in stream.close_text(
+                            answer_message, answer.citations
+                        ):
+                            yield chunk
+                    if answer.refusal:
+                        for chunk in stream.refusal(answer_message, answer.refusal):
+                            yield chunk
+                    yield stream.close_message(answer_message, _status(answer))
+                    answer_message = None
+                for call in answer.tool_calls:
+                    for chunk in stream.function_call(call):
                         yield chunk
-                    answer = None
-                for item in function_call_items(event):
-                    for chunk in _function_call_events(emit, frame, item):
-                        yield chunk
-            elif (status := parse_status_event(event["data"])) is not None:
-                note, frames = open_message("commentary")
-                for chunk in frames:
-                    yield chunk
-                yield delta(note, status)
-                for chunk in close_message(note):
+                status = _status(answer)
+                yield stream.emit(
+                    f"response.{status}",
+                    response=frame.snapshot(
+                        status,
+                        usage=run.usage,
+                        incomplete_reason=answer.incomplete_reason,
+                    ),
+                )
+            elif (status_text := parse_status_event(event["data"])) is not None:
+                for chunk in stream.commentary(status_text):
                     yield chunk
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.request.model)
-        if answer is not None:
-            for chunk in close_message(answer, status="incomplete"):
-                yield chunk
-        yield emit(
+        if answer_message is not None:
+            if answer_message.text_parts is not None:
+                for chunk in stream.close_text(answer_message):
+                    yield chunk
+            yield stream.close_message(answer_message, "incomplete")
+        error = {"code": "server_error", "message": failure_message(exc)}
+        yield stream.emit(
             "response.failed",
-            response=frame.snapshot("failed", usage=run.usage, error=_failure(exc)),
+            response=frame.snapshot("failed", usage=run.usage, error=error),
         )
-        return
-    yield emit(
-        "response.completed", response=frame.snapshot("completed", usage=run.usage)
-    )
-
-
-def _function_call_events(
-    emit: _Events, frame: ResponseFrame, item: dict[str, Any]
-) -> list[bytes]:
-    index = len(frame.output)
-    frame.output.append(item)
-    added = dict(item, status="in_progress", arguments="")
-    return [
-        emit("response.output_item.added", output_index=index, item=added),
-        emit(
-            "response.function_call_arguments.delta",
-            item_id=item["id"],
-            output_index=index,
-            delta=item["arguments"],
-        ),
-        emit(
-            "response.function_call_arguments.done",
-            item_id=item["id"],
-            output_index=index,
-            name=item["name"],
-            arguments=item["arguments"],
-        ),
-        emit("response.output_item.done", output_index=index, item=dict(item)),
-    ]
