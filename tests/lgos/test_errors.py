@@ -202,3 +202,87 @@ async def test_invalid_settings(openai_client: AsyncOpenAI, settings: str) -> No
             metadata={"lgos_settings": settings},
         )
     assert raised.value.param == "metadata.lgos_settings"
+
+
+@pytest.mark.parametrize(
+    ("body", "param", "code"),
+    [
+        ({"temperature": 1}, "temperature", "unsupported_parameter"),
+        ({"max_output_tokens": 10}, "max_output_tokens", "unsupported_parameter"),
+        ({"reasoning": {"effort": "low"}}, "reasoning", "unsupported_parameter"),
+        ({"conversation": "conv_1"}, "conversation", "unsupported_parameter"),
+        ({"prompt_cache_key": "k"}, "prompt_cache_key", "unsupported_parameter"),
+        ({"service_tier": "flex"}, "service_tier", "unsupported_parameter"),
+        ({"truncation": "auto"}, "truncation", "unsupported_parameter"),
+        ({"prompt": {"id": "p"}}, "prompt", "unsupported_parameter"),
+        ({"stream_options": {}}, "stream_options", "unknown_parameter"),
+        (
+            {"text": {"format": {"type": "json_schema", "name": "x", "schema": {}}}},
+            "text.format.type",
+            "invalid_value",
+        ),
+        (
+            {
+                "input": [
+                    {
+                        "role": "user",
+                        "content": [{"type": "input_image", "image_url": "u"}],
+                    }
+                ]
+            },
+            "input[0].content[0]",
+            "unsupported_value",
+        ),
+        (
+            {
+                "input": [
+                    {
+                        "role": "user",
+                        "content": [{"type": "input_audio", "input_audio": {}}],
+                    }
+                ]
+            },
+            "input[0].content[0]",
+            "unsupported_value",
+        ),
+        (
+            {"input": [{"type": "reasoning", "summary": []}]},
+            "input[0]",
+            "unsupported_value",
+        ),
+    ],
+)
+async def test_responses_rejects_unserved_openai_fields(
+    http: httpx.AsyncClient, body, param, code
+) -> None:
+    status, error = await _error(
+        http, "/v1/responses", json={"model": "echo", "input": "x", **body}
+    )
+    assert status == 400
+    assert (error["param"], error["code"]) == (param, code)
+
+
+async def test_plain_text_format_is_accepted(openai_client: AsyncOpenAI) -> None:
+    response = await openai_client.responses.create(
+        model="echo", input="fmt", text={"format": {"type": "text"}}
+    )
+    assert response.output_text == "Echo: fmt"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"temperature": 0},
+        {"max_tokens": 5},
+        {"response_format": {"type": "json_object"}},
+        {"function_call": "auto"},
+        {"seed": 1},
+        {"logprobs": True},
+    ],
+)
+async def test_chat_rejects_generation_controls(http: httpx.AsyncClient, extra) -> None:
+    body = {"model": "echo", "messages": [{"role": "user", "content": "x"}], **extra}
+    status, error = await _error(http, "/v1/chat/completions", json=body)
+    assert status == 400
+    assert error["param"] == next(iter(extra))
+    assert error["code"] == "unsupported_parameter"

@@ -62,12 +62,50 @@ def validation_param(loc: tuple[Any, ...]) -> str | None:
             }
         ):
             pass  # a union branch label such as "list[...]" or "str"
-        elif part in _UNION_TAGS and (isinstance(previous, int) or previous is None):
+        elif part in _UNION_TAGS and isinstance(previous, int):
             pass  # the discriminator tag right after a list index
         else:
             out += f".{part}" if out else part
         previous = part
     return out or None
+
+
+_GRAPH_OWNS = "graphs choose their own model settings"
+# OpenAI request fields LGOS knows and deliberately does not serve, with why.
+_UNSUPPORTED = {
+    "temperature": _GRAPH_OWNS,
+    "top_p": _GRAPH_OWNS,
+    "top_logprobs": _GRAPH_OWNS,
+    "logprobs": _GRAPH_OWNS,
+    "max_output_tokens": _GRAPH_OWNS,
+    "max_tokens": _GRAPH_OWNS,
+    "max_completion_tokens": _GRAPH_OWNS,
+    "max_tool_calls": _GRAPH_OWNS,
+    "n": _GRAPH_OWNS,
+    "stop": _GRAPH_OWNS,
+    "seed": _GRAPH_OWNS,
+    "presence_penalty": _GRAPH_OWNS,
+    "frequency_penalty": _GRAPH_OWNS,
+    "logit_bias": _GRAPH_OWNS,
+    "reasoning": _GRAPH_OWNS,
+    "reasoning_effort": _GRAPH_OWNS,
+    "verbosity": _GRAPH_OWNS,
+    "response_format": "structured output is not supported",
+    "include": "extra output data is not supported",
+    "prompt": "reusable prompts are not supported",
+    "prompt_cache_key": "prompt caching is the graph's concern",
+    "prompt_cache_retention": "prompt caching is the graph's concern",
+    "service_tier": "service tiers are not supported",
+    "truncation": "truncation is not supported",
+    "conversation": "conversations are not stored; resend the input each turn",
+    "context_management": "context management is not supported",
+    "modalities": "only text output is supported",
+    "audio": "audio output is not supported",
+    "prediction": "predicted outputs are not supported",
+    "web_search_options": "select the web_search tool through the Responses API",
+    "functions": "the deprecated 'functions' field is not supported; use 'tools'",
+    "function_call": "the deprecated 'function_call' field is not supported; use 'tool_choice'",
+}
 
 
 def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
@@ -77,7 +115,14 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
     if kind == "json_invalid":
         return "The request body is not valid JSON.", None, "invalid_json"
     if kind == "extra_forbidden":
+        if param in _UNSUPPORTED:
+            reason = _UNSUPPORTED[param]
+            message = f"Unsupported parameter: '{param}' ({reason})."
+            return message, param, "unsupported_parameter"
         return f"Unknown parameter: {where}.", param, "unknown_parameter"
+    if kind == "union_tag_invalid":
+        tag = error.get("ctx", {}).get("tag")
+        return f"Unsupported type '{tag}' at {where}.", param, "unsupported_value"
     if kind == "missing":
         return (
             f"Missing required parameter: {where}.",

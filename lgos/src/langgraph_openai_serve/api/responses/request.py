@@ -121,6 +121,18 @@ class FunctionToolChoice(StrictModel):
     name: str
 
 
+class TextFormat(StrictModel):
+    """``text.format``: only plain text output is served."""
+
+    type: Literal["text"]
+
+
+class TextConfig(StrictModel):
+    """``text``: output format options (plain text only)."""
+
+    format: TextFormat | None = None
+
+
 class ResponseCreateRequest(StrictModel):
     """``POST /v1/responses`` body, limited to the fields LGOS serves."""
 
@@ -137,3 +149,4 @@ class ResponseCreateRequest(StrictModel):
     user: str | None = None
     previous_response_id: str | None = None
     background: bool | None = None
+    text: TextConfig | None = None
