@@ -24,12 +24,12 @@ async def _error(http: httpx.AsyncClient, path: str, **kwargs) -> tuple[int, dic
         (
             {"model": "echo", "input": "x", "temperature": 0.1},
             "temperature",
-            "unknown_parameter",
+            "unsupported_parameter",
         ),
         (
             {"model": "echo", "input": "x", "include": []},
             "include",
-            "unknown_parameter",
+            "unsupported_parameter",
         ),
         (
             {"model": "echo", "input": [{"role": "user", "content": "x", "foo": 1}]},
