@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from starlette.routing import Mount
 
 from langgraph_openai_serve.api.chat.routes import router as chat_router
@@ -14,11 +15,16 @@ from langgraph_openai_serve.api.health import router as health_router
 from langgraph_openai_serve.api.models import router as models_router
 from langgraph_openai_serve.api.responses.routes import router as responses_router
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.runner import DEFAULT_CHECKPOINT_SCOPE
 from langgraph_openai_serve.settings import LgosSettings, normalize_openai_api_prefix
 
 __all__ = ["LanggraphOpenaiServe", "get_version"]
 
 _TITLE = "LangGraph OpenAI Serve"
+
+
+def _default_scope(_request: Request) -> str:
+    return DEFAULT_CHECKPOINT_SCOPE
 
 
 def get_version() -> str:
@@ -40,6 +46,11 @@ class LanggraphOpenaiServe:
     Args:
         registry: The graphs to serve.
         app: Host FastAPI application; a new one is created when None.
+        checkpoint_scope: Sync or async callable from the FastAPI ``Request``
+            to a non-empty, server-trusted string (for example the
+            authenticated tenant) isolating interrupt checkpoints. Never derive
+            it from caller-controlled metadata or the OpenAI ``user`` fields.
+            Default: the single shared scope ``"default"``.
         settings: Package settings; read from ``LGOS_*`` variables when None.
 
     """
@@ -48,10 +59,12 @@ class LanggraphOpenaiServe:
         self,
         registry: GraphRegistry,
         app: FastAPI | None = None,
+        checkpoint_scope: Callable[[Request], str | Awaitable[str]] | None = None,
         *,
         settings: LgosSettings | None = None,
     ) -> None:
         self.graph_registry = registry
+        self.checkpoint_scope = checkpoint_scope or _default_scope
         self.settings = settings or LgosSettings()
         self.app: FastAPI = app or FastAPI(title=_TITLE, version=get_version())
         self.app.state.graph_registry = registry
@@ -96,6 +109,7 @@ class LanggraphOpenaiServe:
             **self.settings.fastapi_docs_kwargs,
         )
         openai_app.state.graph_registry = self.graph_registry
+        openai_app.state.checkpoint_scope = self.checkpoint_scope
         openai_app.state.created = int(time.time())
         configure_openai_error_handlers(openai_app)
         for router in (models_router, responses_router, chat_router, health_router):

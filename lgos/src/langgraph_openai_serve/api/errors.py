@@ -104,7 +104,7 @@ _UNSUPPORTED = {
     "prediction": "predicted outputs are not supported",
     "web_search_options": "select the web_search tool through the Responses API",
     "functions": "the deprecated 'functions' field is not supported; use 'tools'",
-    "function_call": "the deprecated 'function_call' field is not supported; use 'tool_choice'",
+    "function_call": "the deprecated 'function_call' field is not supported",
 }
 
 

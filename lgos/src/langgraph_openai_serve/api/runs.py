@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
@@ -15,12 +17,31 @@ from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import sse_response
 from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException
+from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
 
-__all__ = ["failure_message", "respond"]
+__all__ = ["failure_message", "resolve_scope", "respond"]
 
 logger = logging.getLogger(__name__)
+
+
+async def resolve_scope(http_request: Request) -> str:
+    """Return the server-trusted checkpoint scope for this HTTP request.
+
+    Raises:
+        GraphError: The configured resolver returned something other than a
+            non-empty string (a deployment error, reported as a 500).
+
+    """
+    resolver = http_request.app.state.checkpoint_scope
+    scope = resolver(http_request)
+    if inspect.isawaitable(scope):
+        scope = await scope
+    if not isinstance(scope, str) or not scope:
+        msg = "The checkpoint scope resolver must return a non-empty string."
+        raise GraphError(msg)
+    return scope
 
 
 def failure_message(exc: BaseException) -> str:
@@ -42,12 +63,15 @@ async def respond(
     stream: bool,
     collect: Callable[[PreparedRun], Awaitable[dict[str, Any]]],
     encode: Callable[[PreparedRun], AsyncIterator[bytes]],
+    resume: InterruptResume | None = None,
+    run_id: uuid.UUID | None = None,
 ) -> Response:
     """Prepare a run, then answer with JSON (``collect``) or SSE (``encode``).
 
-    Preparation errors (unknown model, invalid settings) surface before any
-    byte is sent, so they keep their HTTP status. A streaming run is released
-    when its event stream ends, fails, or the client disconnects.
+    Preparation errors (unknown model, invalid settings, busy or conflicting
+    interrupt runs) surface before any byte is sent, so they keep their HTTP
+    status. The run (and an interrupt run's lease) is released when the JSON
+    is built, or when the event stream ends, fails, or the client disconnects.
     """
     request_id = new_id("req")
     stack = AsyncExitStack()
@@ -56,6 +80,9 @@ async def respond(
             graph_request,
             messages,
             http_request.app.state.graph_registry,
+            checkpoint_scope=await resolve_scope(http_request),
+            resume=resume,
+            run_id=run_id,
             request_id=request_id,
         )
     )

@@ -1,7 +1,8 @@
 """The protocol-neutral graph runner under both OpenAI routes.
 
 A run is prepared (graph resolved, input, runtime context and runnable config
-built) and then streamed. Both API adapters and direct Python callers go
+built, and for interrupt graphs the run's lease taken and its checkpoint
+read) and then streamed. Both API adapters and direct Python callers go
 through :func:`prepare_run` and :func:`stream_run`; this module imports no
 OpenAI request types.
 
@@ -18,9 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import anyio
@@ -29,9 +33,20 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
 
-from langgraph_openai_serve.errors import GraphError
-from langgraph_openai_serve.graph.config import GraphConfig
+from langgraph_openai_serve.errors import GraphError, InvalidRequestError
+from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.coordinator import RunBusyError
+from langgraph_openai_serve.graph.interrupt import (
+    OPERATION_ID_METADATA_KEY,
+    InterruptResume,
+    LangGraphInterruptBatch,
+    PendingInterrupt,
+    checkpoint_key,
+    conflict,
+    resume_command_values,
+)
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.usage import UsageCollector
@@ -48,11 +63,15 @@ __all__ = [
     "stream_run",
 ]
 
+logger = logging.getLogger(__name__)
+
 RUN_NAME = "lgos.graph_run"
+DEFAULT_CHECKPOINT_SCOPE = "default"
 _STREAM_MODES = ("messages", "custom", "values")
 _VALUES_MODE = ("values",)
 _QUEUE_SIZE = 256
 _CANCEL_GRACE_SECONDS = 10.0
+_CLEANUP_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +81,19 @@ class TextChunk:
     text: str
 
 
-RunEvent = TextChunk | dict[str, Any] | AIMessage
+RunEvent = TextChunk | dict[str, Any] | AIMessage | LangGraphInterruptBatch
 """What :func:`stream_run` yields: text chunks and LangGraph
 ``CustomStreamPart`` dicts (``{"type": "custom", "ns": (...), "data": ...}``)
-while streaming, then the final ``AIMessage`` exactly once."""
+while streaming, then exactly one result: the answer ``AIMessage`` or, for a
+paused interrupt run, the :class:`LangGraphInterruptBatch`."""
+
+
+class Disposition(Enum):
+    """What happens to an interrupt run's checkpoint when the run closes."""
+
+    UNTOUCHED = "untouched"  # nothing executed: leave state as it is
+    CLEANUP = "cleanup"  # executing or finished: delete the thread
+    RETAINED = "retained"  # an interrupt batch was handed out: keep it
 
 
 @dataclass(slots=True)
@@ -76,11 +104,13 @@ class PreparedRun:
         request: The normalized request.
         config: The registered graph configuration.
         graph: The resolved compiled graph.
-        graph_input: The graph's input value.
+        graph_input: The graph's input (a ``Command`` when resuming).
         context: The LangGraph runtime context, or None.
-        runnable_config: Callbacks, run name and correlation metadata.
-        usage: Usage aggregated over the run's model calls, once it ran, or
-            None when no model reported usage.
+        runnable_config: Callbacks, run name, correlation metadata and, for
+            interrupt runs, the checkpoint ``thread_id``.
+        run_id: The run UUID of an interrupt run, else None.
+        pending: A batch to re-emit without executing (a retried initial
+            request whose run is already paused), else None.
 
     """
 
@@ -91,11 +121,19 @@ class PreparedRun:
     context: Any
     runnable_config: RunnableConfig
     _usage: UsageCollector = field(repr=False)
+    run_id: uuid.UUID | None = None
+    pending: LangGraphInterruptBatch | None = None
+    disposition: Disposition = Disposition.UNTOUCHED
 
     @property
     def usage(self) -> UsageMetadata | None:
         """Aggregated usage reported by the run's model calls, or None."""
         return self._usage.usage
+
+    @property
+    def interrupts(self) -> bool:
+        """Whether this is an interrupt-enabled (checkpointed) run."""
+        return self.run_id is not None
 
 
 def _callbacks(config: GraphConfig, usage: UsageCollector) -> Any:
@@ -110,34 +148,83 @@ def _callbacks(config: GraphConfig, usage: UsageCollector) -> Any:
     return [*callbacks, usage]
 
 
+async def _pending_batch(
+    graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
+) -> LangGraphInterruptBatch | None:
+    snapshot = await graph.aget_state(config)
+    if not snapshot.interrupts:
+        return None
+    return LangGraphInterruptBatch(
+        run_id=run_id,
+        checkpoint_key=config.get("configurable", {})["thread_id"],
+        checkpoint_id=snapshot.config.get("configurable", {})["checkpoint_id"],
+        interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
+    )
+
+
+async def _delete_thread(graph: CompiledStateGraph, thread_id: str) -> None:
+    """Best-effort, shielded deletion; a failure is logged, never raised."""
+    checkpointer = graph.checkpointer
+    with anyio.move_on_after(_CLEANUP_SECONDS, shield=True):
+        try:
+            await checkpointer.adelete_thread(thread_id)  # type: ignore[union-attr]
+        except Exception:
+            logger.exception("Could not delete checkpoint thread %s", thread_id)
+
+
 @asynccontextmanager
 async def prepare_run(
     request: GraphRequest,
     messages: Sequence[BaseMessage],
     registry: GraphRegistry,
     *,
+    checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
+    resume: InterruptResume | None = None,
+    run_id: uuid.UUID | None = None,
     request_id: str | None = None,
 ) -> AsyncIterator[PreparedRun]:
     """Prepare one graph run; an async context manager owning its resources.
 
+    For a graph declaring ``GraphFeature.INTERRUPTS`` the context holds the
+    run's coordinator lease for its whole life, reads the checkpoint, checks
+    a ``resume`` against the durable pending batch, and on exit deletes the
+    checkpoint thread unless an interrupt batch was handed out (terminal
+    completion, failure and cancellation all clean up; cleanup is shielded
+    and never replaces the original error).
+
     Args:
         request: The normalized request; ``request.model`` selects the graph.
-        messages: The conversation as LangChain messages.
+        messages: The conversation as LangChain messages (unused on resume).
         registry: Where the graph is registered.
+        checkpoint_scope: Server-trusted scope of interrupt checkpoints; the
+            same value must be used for the initial request and each resume.
+        resume: The answers for a paused run, or None.
+        run_id: The run UUID of a new interrupt run (random when None).
         request_id: Correlation ID recorded in the run's config metadata.
 
     Yields:
         The :class:`PreparedRun`, valid until the context exits.
 
     Raises:
-        InvalidRequestError: Unknown model (404) or invalid runtime settings.
+        InvalidRequestError: Unknown model (404), invalid runtime settings or
+            resume input (400), a busy lease (409 ``run_busy``), or a resume
+            that does not match the pending batch (409
+            ``interrupt_state_conflict``).
         GraphError: A graph factory or adapter produced something unusable.
 
     """
     config = registry.get_graph(request.model)
+    interrupts = config.supports(GraphFeature.INTERRUPTS)
+    if resume is not None and not interrupts:
+        raise InvalidRequestError(
+            "previous_response_id only resumes interrupt-enabled models.",
+            param="previous_response_id",
+        )
+    if not checkpoint_scope:
+        msg = "The checkpoint scope resolver returned an empty scope."
+        raise GraphError(msg)
     graph = await config.resolve_graph()
     context = await config.build_context(request, graph)
-    graph_input = await config.build_input(request, list(messages))
     usage = UsageCollector()
     metadata: dict[str, Any] = {"lgos.model": request.model}
     if request_id is not None:
@@ -151,15 +238,59 @@ async def prepare_run(
         "run_name": RUN_NAME,
         "metadata": metadata,
     }
-    yield PreparedRun(
-        request=request,
-        config=config,
-        graph=graph,
-        graph_input=graph_input,
-        context=context,
-        runnable_config=runnable_config,
-        _usage=usage,
-    )
+    if not interrupts:
+        yield PreparedRun(
+            request=request,
+            config=config,
+            graph=graph,
+            graph_input=await config.build_input(request, list(messages)),
+            context=context,
+            runnable_config=runnable_config,
+            _usage=usage,
+        )
+        return
+
+    run_id = resume.run_id if resume is not None else (run_id or uuid.uuid4())
+    key = checkpoint_key(checkpoint_scope, request.model, run_id)
+    metadata[OPERATION_ID_METADATA_KEY] = str(run_id)
+    runnable_config["configurable"] = {"thread_id": key}
+    async with AsyncExitStack() as stack:
+        try:
+            await stack.enter_async_context(registry.run_coordinator.lease(key))
+        except RunBusyError:
+            raise InvalidRequestError(
+                "Another request is running this operation; retry later.",
+                code="run_busy",
+                status_code=409,
+            ) from None
+        pending = await _pending_batch(graph, runnable_config, run_id)
+        if resume is not None:
+            if pending is None:
+                raise conflict("This operation is not paused: it finished or expired.")
+            graph_input: Any = Command(resume=resume_command_values(resume, pending))
+            pending = None
+        elif pending is None:
+            # A leftover without pending interrupts is a dead run: start afresh.
+            await _delete_thread(graph, key)
+            graph_input = await config.build_input(request, list(messages))
+        else:
+            graph_input = None
+        run = PreparedRun(
+            request=request,
+            config=config,
+            graph=graph,
+            graph_input=graph_input,
+            context=context,
+            runnable_config=runnable_config,
+            _usage=usage,
+            run_id=run_id,
+            pending=pending,
+        )
+        try:
+            yield run
+        finally:
+            if run.disposition is Disposition.CLEANUP:
+                await _delete_thread(graph, key)
 
 
 class _Failure:
@@ -190,11 +321,15 @@ async def stream_run(
     """Execute a prepared run and yield its events.
 
     With ``stream=False`` only root ``values`` are requested, as LangGraph's
-    ``ainvoke()`` does, and the only event is the final ``AIMessage``. With
-    ``stream=True`` the run also subscribes to ``messages`` (every non-empty
+    ``ainvoke()`` does, and the only event is the result. With ``stream=True``
+    the run also subscribes to ``messages`` (every non-empty
     ``AIMessageChunk.text`` becomes a :class:`TextChunk`; complete messages
     are not forwarded) and ``custom`` (forwarded as LangGraph's
     ``CustomStreamPart`` dicts for the adapter to filter).
+
+    Interrupt runs execute with exit durability and are drained completely
+    before their :class:`LangGraphInterruptBatch` (every pending interrupt,
+    accumulated across parts) is yielded.
 
     LangGraph's stream is read in its own asyncio task. Closing this iterator
     early, or cancelling its consumer, cancels that task once and waits for
@@ -205,18 +340,26 @@ async def stream_run(
         GraphError: The final output cannot be rendered.
 
     """
-    modes = _STREAM_MODES if stream else _VALUES_MODE
+    if run.pending is not None:
+        run.disposition = Disposition.RETAINED
+        yield run.pending
+        return
+    kwargs: dict[str, Any] = {}
+    if run.interrupts:
+        kwargs["durability"] = "exit"
+        run.disposition = Disposition.CLEANUP
     parts = run.graph.astream(
         run.graph_input,
         config=run.runnable_config,
         context=run.context,
-        stream_mode=list(modes),
+        stream_mode=list(_STREAM_MODES if stream else _VALUES_MODE),
         version="v2",
+        **kwargs,
     )
     queue: asyncio.Queue[Any] = asyncio.Queue(_QUEUE_SIZE)
     task = asyncio.create_task(_pump(parts, queue), name=RUN_NAME)
     output: Any = None
-    has_output = False
+    has_output = interrupted = False
     try:
         while True:
             part = await queue.get()
@@ -233,6 +376,7 @@ async def stream_run(
                 if not part["ns"]:
                     output = part["data"]
                     has_output = True
+                    interrupted = interrupted or bool(part.get("interrupts"))
             elif kind == "custom":
                 yield part
     finally:
@@ -242,6 +386,15 @@ async def stream_run(
         # repeats at every await) still waits for the graph task to finish.
         with anyio.move_on_after(_CANCEL_GRACE_SECONDS, shield=True):
             await asyncio.wait((task,))
+    if interrupted:
+        assert run.run_id is not None
+        batch = await _pending_batch(run.graph, run.runnable_config, run.run_id)
+        if batch is None:
+            msg = "The graph reported interrupts but no pending state was saved."
+            raise GraphError(msg)
+        run.disposition = Disposition.RETAINED
+        yield batch
+        return
     if not has_output:
         msg = "The graph finished without producing output."
         raise GraphError(msg)
@@ -291,22 +444,32 @@ async def run_langgraph(
     request: GraphRequest,
     messages: Sequence[BaseMessage],
     registry: GraphRegistry,
-) -> AIMessage:
-    """Run a graph once without streaming and return its final ``AIMessage``.
+    *,
+    checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
+    resume: InterruptResume | None = None,
+) -> AIMessage | LangGraphInterruptBatch:
+    """Run a graph once without streaming.
 
     Args:
         request: Normalized request; ``request.model`` selects the graph.
         messages: The conversation as LangChain messages.
         registry: Where the graph is registered.
+        checkpoint_scope: Server-trusted scope for interrupt checkpoints.
+        resume: Answers for a paused run, or None.
+
+    Returns:
+        The answer ``AIMessage``, or the batch of a paused interrupt run.
 
     Raises:
-        InvalidRequestError: Unknown model or invalid runtime settings.
+        InvalidRequestError: See :func:`prepare_run`.
         GraphError: Unusable graph output.
 
     """
-    async with prepare_run(request, messages, registry) as run:
+    async with prepare_run(
+        request, messages, registry, checkpoint_scope=checkpoint_scope, resume=resume
+    ) as run:
         async for event in stream_run(run, stream=False):
-            if isinstance(event, AIMessage):
+            if isinstance(event, AIMessage | LangGraphInterruptBatch):
                 return event
     raise GraphError("The graph finished without producing output.")  # pragma: no cover
 
@@ -315,19 +478,29 @@ async def run_langgraph_stream(
     request: GraphRequest,
     messages: Sequence[BaseMessage],
     registry: GraphRegistry,
+    *,
+    checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
+    resume: InterruptResume | None = None,
 ) -> AsyncIterator[RunEvent]:
-    """Run a graph with streaming; yield text chunks, custom events, the answer.
+    """Run a graph with streaming: text chunks, custom events, then the result.
 
-    The final event is the answer ``AIMessage``. Closing the iterator early
-    cancels the graph run.
+    The last event is the answer ``AIMessage`` or a
+    :class:`LangGraphInterruptBatch`. Closing the iterator early cancels the
+    graph run.
 
     Raises:
-        InvalidRequestError: Unknown model or invalid runtime settings.
+        InvalidRequestError: See :func:`prepare_run`.
         GraphError: Unusable graph output.
 
     """
     async with (
-        prepare_run(request, messages, registry) as run,
+        prepare_run(
+            request,
+            messages,
+            registry,
+            checkpoint_scope=checkpoint_scope,
+            resume=resume,
+        ) as run,
         contextlib.aclosing(stream_run(run, stream=True)) as events,
     ):
         async for event in events:

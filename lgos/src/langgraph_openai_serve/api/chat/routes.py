@@ -13,6 +13,8 @@ from langgraph_openai_serve.api.chat.encode import (
 )
 from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
 from langgraph_openai_serve.api.runs import respond
+from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.graph.config import GraphFeature
 
 __all__ = ["router"]
 
@@ -24,6 +26,13 @@ async def create_chat_completion(
     body: ChatCompletionRequest, request: Request
 ) -> Response:
     """Create a chat completion from a graph run (JSON or SSE chunks)."""
+    config = request.app.state.graph_registry.get_graph(body.model)
+    if config.supports(GraphFeature.INTERRUPTS):
+        raise InvalidRequestError(
+            f"The model '{body.model}' pauses for human input, which only the "
+            "Responses API (/v1/responses) supports.",
+            param="model",
+        )
     graph_request, messages = decode_chat_request(body)
     frame = ChatFrame(
         model=body.model,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import (
@@ -23,6 +25,12 @@ from langgraph_openai_serve.api.responses.request import (
     ResponseCreateRequest,
 )
 from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.graph.interrupt import (
+    RUN_ID_METADATA_KEY,
+    InterruptResume,
+    parse_interrupt_response_id,
+    parse_run_id,
+)
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
     GraphRequest,
@@ -30,7 +38,7 @@ from langgraph_openai_serve.graph.request import (
     ToolChoice,
 )
 
-__all__ = ["decode_response_request"]
+__all__ = ["DecodedResponseRequest", "decode_response_request"]
 
 
 def _text_blocks(parts: list[Any]) -> list[str | dict[str, Any]]:
@@ -123,20 +131,75 @@ def _tool_choice(request: ResponseCreateRequest) -> ToolChoice:
     return NamedFunctionToolChoice(choice.name)
 
 
-def decode_response_request(
-    request: ResponseCreateRequest,
-) -> tuple[GraphRequest, list[BaseMessage]]:
+@dataclass(frozen=True, slots=True)
+class DecodedResponseRequest:
+    """A decoded Responses request.
+
+    Attributes:
+        graph_request: The protocol-neutral request.
+        messages: The conversation as LangChain messages (empty on resume).
+        resume: The answers to a paused run, when ``previous_response_id``
+            was sent.
+        run_id: The caller-chosen run UUID (``metadata.lgos_run_id``), or
+            the one encoded in ``previous_response_id``, or None.
+
+    """
+
+    graph_request: GraphRequest
+    messages: list[BaseMessage]
+    resume: InterruptResume | None
+    run_id: uuid.UUID | None
+
+
+def _resume(
+    request: ResponseCreateRequest, run_id: uuid.UUID | None
+) -> InterruptResume:
+    assert request.previous_response_id is not None
+    resumed_run, nonce = parse_interrupt_response_id(request.previous_response_id)
+    if run_id is not None and run_id != resumed_run:
+        raise InvalidRequestError(
+            "metadata.lgos_run_id does not match previous_response_id.",
+            param=f"metadata.{RUN_ID_METADATA_KEY}",
+        )
+    if request.instructions is not None:
+        raise InvalidRequestError(
+            "A resume cannot change instructions; omit them.", param="instructions"
+        )
+    items = request.input
+    if isinstance(items, str) or not items:
+        raise InvalidRequestError(
+            "A resume sends only function_call_output items answering the calls.",
+            param="input",
+        )
+    answers: dict[str, str] = {}
+    for index, item in enumerate(items):
+        if not isinstance(item, FunctionCallOutputItem):
+            raise InvalidRequestError(
+                "A resume sends only function_call_output items answering the calls.",
+                param=f"input[{index}]",
+            )
+        if item.call_id in answers:
+            raise InvalidRequestError(
+                f"The call '{item.call_id}' has more than one output.",
+                param=f"input[{index}].call_id",
+            )
+        answers[item.call_id] = item.output
+    return InterruptResume(run_id=resumed_run, nonce=nonce, answers=answers)
+
+
+def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRequest:
     """Normalize one foreground Responses request for graph execution.
 
     Returns:
-        The protocol-neutral request and the conversation as LangChain
-        messages (``instructions`` first, as a ``SystemMessage``).
+        The protocol-neutral request, the conversation as LangChain messages
+        (``instructions`` first, as a ``SystemMessage``), and the resume of a
+        paused run when ``previous_response_id`` is set.
 
     Raises:
         InvalidRequestError: Values outside the served subset (``store=true``
-            in the foreground, ``background``, ``previous_response_id``),
-            metadata over OpenAI's limits, unmatched tool exchanges, or
-            duplicate tool names.
+            in the foreground, ``background``), metadata over OpenAI's limits,
+            unmatched tool exchanges, duplicate tool names, an invalid
+            ``metadata.lgos_run_id``, or a malformed resume.
 
     """
     if request.store:
@@ -149,12 +212,6 @@ def decode_response_request(
             "Background responses are not enabled for this model.",
             param="background",
         )
-    if request.previous_response_id is not None:
-        raise InvalidRequestError(
-            "previous_response_id only resumes an interrupted run; this model "
-            "keeps no responses. Resend the conversation in input instead.",
-            param="previous_response_id",
-        )
     tools = tuple(
         ClientFunctionTool(
             name=tool.name,
@@ -166,12 +223,18 @@ def decode_response_request(
     )
     if len({tool.name for tool in tools}) != len(tools):
         raise InvalidRequestError("Tool names must be unique.", param="tools")
+    metadata = check_metadata(request.metadata)
+    raw_run_id = metadata.get(RUN_ID_METADATA_KEY)
+    run_id = parse_run_id(raw_run_id) if raw_run_id is not None else None
     graph_request = GraphRequest(
         model=request.model,
-        metadata=check_metadata(request.metadata),
+        metadata=metadata,
         user=request.safety_identifier or request.user,
         tools=tools,
         tool_choice=_tool_choice(request),
         parallel_tool_calls=request.parallel_tool_calls,
     )
-    return graph_request, _messages(request)
+    if request.previous_response_id is not None:
+        resume = _resume(request, run_id)
+        return DecodedResponseRequest(graph_request, [], resume, resume.run_id)
+    return DecodedResponseRequest(graph_request, _messages(request), None, run_id)

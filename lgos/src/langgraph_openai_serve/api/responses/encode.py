@@ -8,6 +8,7 @@ with non-null types are omitted rather than sent as ``null``.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -22,6 +23,12 @@ from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import event_bytes
 from langgraph_openai_serve.api.usage import response_usage
+from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.graph.interrupt import (
+    INTERRUPT_FUNCTION_NAME,
+    LangGraphInterruptBatch,
+    interrupt_call_id,
+)
 from langgraph_openai_serve.graph.runner import (
     PreparedRun,
     TextChunk,
@@ -49,6 +56,8 @@ class ResponseFrame:
 
     request: ResponseCreateRequest
     response_id: str = field(default_factory=lambda: new_id("resp"))
+    nonce: str = ""
+    """The Response nonce of an interrupt run (see ``graph.interrupt``)."""
     created_at: int = field(default_factory=lambda: int(time.time()))
     output: list[dict[str, Any]] = field(default_factory=list)
 
@@ -176,6 +185,33 @@ def answer_items(answer: Answer) -> list[dict[str, Any]]:
     return items
 
 
+def interrupt_calls(batch: LangGraphInterruptBatch, nonce: str) -> list[ToolCallOut]:
+    """Return one ``lgos_interrupt`` function call per pending interrupt.
+
+    The arguments are the interrupt payload as JSON; the call ID binds the
+    interrupt to this Response and the batch's checkpoint generation.
+
+    Raises:
+        GraphError: A payload is not JSON-serializable.
+
+    """
+    calls = []
+    for interrupt in batch.interrupts:
+        try:
+            arguments = json.dumps(interrupt.value, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            msg = "Interrupt payloads must be JSON-serializable."
+            raise GraphError(msg) from exc
+        calls.append(
+            ToolCallOut(
+                interrupt_call_id(batch, nonce, interrupt.id),
+                INTERRUPT_FUNCTION_NAME,
+                arguments,
+            )
+        )
+    return calls
+
+
 async def collect_response(run: PreparedRun, frame: ResponseFrame) -> dict[str, Any]:
     """Run the graph without streaming and return the final ``Response``.
 
@@ -185,6 +221,10 @@ async def collect_response(run: PreparedRun, frame: ResponseFrame) -> dict[str, 
     """
     answer: Answer | None = None
     async for event in stream_run(run, stream=False):
+        if isinstance(event, LangGraphInterruptBatch):
+            calls = interrupt_calls(event, frame.nonce)
+            frame.output.extend(_function_call_item(call) for call in calls)
+            return frame.snapshot("completed", usage=run.usage)
         if isinstance(event, AIMessage):
             answer = read_answer(event)
             frame.output.extend(answer_items(answer))
@@ -397,6 +437,21 @@ async def stream_response(
                         usage=run.usage,
                         incomplete_reason=answer.incomplete_reason,
                     ),
+                )
+            elif isinstance(event, LangGraphInterruptBatch):
+                # The run paused: text streamed so far stays as it was.
+                if answer_message is not None:
+                    if answer_message.text_parts is not None:
+                        for chunk in stream.close_text(answer_message):
+                            yield chunk
+                    yield stream.close_message(answer_message, "completed")
+                    answer_message = None
+                for call in interrupt_calls(event, frame.nonce):
+                    for chunk in stream.function_call(call):
+                        yield chunk
+                yield stream.emit(
+                    "response.completed",
+                    response=frame.snapshot("completed", usage=run.usage),
                 )
             elif (status_text := parse_status_event(event["data"])) is not None:
                 for chunk in stream.commentary(status_text):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
@@ -13,6 +15,8 @@ from langgraph_openai_serve.api.responses.encode import (
 )
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import respond
+from langgraph_openai_serve.graph.config import GraphFeature
+from langgraph_openai_serve.graph.interrupt import interrupt_response_id, new_nonce
 
 __all__ = ["router"]
 
@@ -22,13 +26,22 @@ router = APIRouter()
 @router.post("/responses")
 async def create_response(body: ResponseCreateRequest, request: Request) -> Response:
     """Create a foreground Response from a graph run (JSON or SSE)."""
-    graph_request, messages = decode_response_request(body)
+    decoded = decode_response_request(body)
+    config = request.app.state.graph_registry.get_graph(body.model)
     frame = ResponseFrame(request=body)
+    run_id = decoded.run_id
+    if config.supports(GraphFeature.INTERRUPTS):
+        # Interrupt runs carry their run UUID in the Response ID.
+        run_id = run_id or uuid.uuid4()
+        frame.nonce = new_nonce()
+        frame.response_id = interrupt_response_id(run_id, frame.nonce)
     return await respond(
         request,
-        graph_request,
-        messages,
+        decoded.graph_request,
+        decoded.messages,
         stream=bool(body.stream),
         collect=lambda run: collect_response(run, frame),
         encode=lambda run: stream_response(run, frame),
+        resume=decoded.resume,
+        run_id=run_id,
     )
