@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from datetime import timedelta
 
 from fastapi import FastAPI
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
+from langgraph_openai_serve.graph.interrupt import sweep_forever
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.resources import RegistryFactory, open_resources
 from langgraph_openai_serve.server.settings import ServerSettings
@@ -51,9 +54,11 @@ def create_app(
 ) -> FastAPI:
     """Return the FastAPI app serving ``factory``'s registry.
 
-    The app's lifespan opens the :class:`ServerResources`, builds the registry
-    (entering it when the factory returns an async context manager) and mounts
-    the OpenAI routes under ``settings.openai_api_prefix``.
+    The app's lifespan opens the :class:`ServerResources` (PostgreSQL when
+    ``LGOS_POSTGRES_URI`` is set, else in memory), builds the registry
+    (entering it when the factory returns an async context manager), mounts
+    the OpenAI routes under ``settings.openai_api_prefix``, and runs the
+    interrupt TTL sweep every ``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``.
 
     Args:
         factory: A registry factory or its ``module:attribute`` path.
@@ -79,6 +84,19 @@ def create_app(
                 msg = "The registry factory must produce a GraphRegistry."
                 raise TypeError(msg)
             LanggraphOpenaiServe(registry, app, settings=settings).bind_openai_api()
+            if settings.interrupt_sweep_interval_minutes > 0:
+                sweep = asyncio.create_task(
+                    sweep_forever(
+                        resources.checkpointer,
+                        resources.run_coordinator,
+                        older_than=timedelta(minutes=settings.interrupt_ttl_minutes),
+                        interval=timedelta(
+                            minutes=settings.interrupt_sweep_interval_minutes
+                        ),
+                    ),
+                    name="lgos.interrupt_sweep",
+                )
+                stack.callback(sweep.cancel)
             yield
 
     return FastAPI(

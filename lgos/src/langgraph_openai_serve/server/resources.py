@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from langgraph_openai_serve.graph.coordinator import (
+    InMemoryRunCoordinator,
+    RunCoordinator,
+)
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.settings import ServerSettings
 
@@ -25,13 +28,13 @@ class ServerResources:
     Attributes:
         checkpointer: LangGraph checkpointer for interrupt-enabled graphs.
         store: LangGraph store for application data.
-        run_coordinator: Lease provider for interrupt runs, or None.
+        run_coordinator: Lease provider for interrupt runs.
 
     """
 
     checkpointer: BaseCheckpointSaver
     store: BaseStore
-    run_coordinator: Any = None
+    run_coordinator: RunCoordinator
 
 
 RegistryFactory = Callable[
@@ -46,12 +49,49 @@ RegistryFactory = Callable[
 async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResources]:
     """Open the resources for one server process.
 
-    The in-memory checkpointer and store serve tests and single-process
-    development.
+    With ``LGOS_POSTGRES_URI``: one connection pool (autocommit, no prepared
+    statements, mapping rows) shared by LangGraph's ``AsyncPostgresSaver``
+    and ``AsyncPostgresStore`` — migrated at start-up under a retried
+    advisory lock — and a ``PostgresRunCoordinator``. Without it: in-memory
+    equivalents, valid for one process only.
 
     Yields:
         The open :class:`ServerResources`, closed when the context exits.
 
     """
-    del settings  # PostgreSQL-backed resources are selected from settings later.
-    yield ServerResources(checkpointer=InMemorySaver(), store=InMemoryStore())
+    if settings.postgres_uri is None:
+        yield ServerResources(
+            checkpointer=InMemorySaver(),
+            store=InMemoryStore(),
+            run_coordinator=InMemoryRunCoordinator(),
+        )
+        return
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    from langgraph_openai_serve.integrations.postgres import (
+        PostgresRunCoordinator,
+        setup_storage,
+    )
+
+    pool = AsyncConnectionPool(
+        settings.postgres_uri.get_secret_value(),
+        min_size=1,
+        max_size=settings.postgres_pool_size,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+    )
+    async with pool:
+        await pool.wait()
+        checkpointer = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+        store = AsyncPostgresStore(pool)  # type: ignore[arg-type]
+        await setup_storage(pool, [checkpointer.setup, store.setup])
+        yield ServerResources(
+            checkpointer=checkpointer,
+            store=store,
+            run_coordinator=PostgresRunCoordinator(
+                pool, max_concurrent_leases=settings.postgres_pool_size - 2
+            ),
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from langgraph_openai_serve.settings import LgosSettings
@@ -15,9 +16,26 @@ class ServerSettings(LgosSettings):
     Attributes:
         registry_factory: ``module:attribute`` of the registry factory
             (``LGOS_REGISTRY_FACTORY``); ``lgos serve FACTORY`` sets it.
+        postgres_uri: PostgreSQL connection URI (``LGOS_POSTGRES_URI``). When
+            set, checkpoints, the store and interrupt-run leases live in
+            PostgreSQL; when unset, in process memory (development only).
+        postgres_pool_size: Connections in the process's pool, shared by the
+            checkpointer, the store and the run coordinator (which may hold
+            all but two of them).
+        interrupt_ttl_minutes: Paused interrupt runs older than this are
+            deleted by the sweep (``LGOS_INTERRUPT_TTL_MINUTES``).
+        interrupt_sweep_interval_minutes: How often each API process sweeps;
+            0 disables the sweep, for when one scheduled job does it
+            (``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``).
 
     """
 
-    model_config = SettingsConfigDict(env_prefix="LGOS_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="LGOS_", extra="ignore", env_ignore_empty=True
+    )
 
     registry_factory: str | None = None
+    postgres_uri: SecretStr | None = None
+    postgres_pool_size: int = Field(default=10, ge=3)
+    interrupt_ttl_minutes: float = Field(default=24 * 60, gt=0)
+    interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)

@@ -1,0 +1,1 @@
+"""Optional integrations, each behind its own extra; never imported by the core."""

@@ -1,0 +1,164 @@
+"""PostgreSQL coordination for interrupt runs (extra ``postgres``).
+
+:class:`PostgresRunCoordinator` provides the cross-process, single-flight
+interrupt-run lease on PostgreSQL session advisory locks. Checkpoints and
+application data use LangGraph's own ``AsyncPostgresSaver`` and
+``AsyncPostgresStore``; :func:`setup_storage` applies their migrations once
+across processes that start together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+try:
+    from psycopg_pool import AsyncConnectionPool
+except ImportError as exc:  # pragma: no cover - depends on installed extras
+    msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
+    raise ImportError(msg) from exc
+
+from langgraph_openai_serve.graph.coordinator import RunBusyError
+
+__all__ = ["PostgresRunCoordinator", "advisory_lock_id", "setup_storage"]
+
+logger = logging.getLogger(__name__)
+
+_MIGRATION_LOCK = "lgos/migrations"
+_RELEASE_SECONDS = 10.0
+
+
+def advisory_lock_id(key: str) -> int:
+    """Map a lease key to PostgreSQL's signed 64-bit advisory-lock ID."""
+    digest = hashlib.sha256(key.encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class PostgresRunCoordinator:
+    """Interrupt-run leases on ``pg_try_advisory_lock`` session locks.
+
+    A lease holds one pooled connection for its whole life; contention fails
+    at once with :class:`RunBusyError` (no queueing). Release unlocks and
+    returns the connection; when the unlock cannot be confirmed (an error, a
+    cancelled release) the connection is closed instead, which ends the
+    session and so releases every lock it held. A crashed process's locks are
+    released by PostgreSQL when its connections drop.
+
+    Requirements (from PostgreSQL's advisory-lock semantics): direct
+    connections or session-mode pooling (transaction-mode poolers cannot
+    keep a session lock); a pool configured with ``autocommit=True``,
+    ``prepare_threshold=0`` and mapping rows (``row_factory=dict_row``), the
+    same settings LangGraph's PostgreSQL adapters require.
+
+    Args:
+        pool: An open ``psycopg_pool.AsyncConnectionPool``.
+        max_concurrent_leases: How many leases may hold connections at once.
+            When the pool is shared with the checkpointer and store, keep it
+            below the pool's ``max_size`` so persistence I/O always finds a
+            connection. Create one coordinator per process-owned pool.
+
+    """
+
+    def __init__(
+        self, pool: AsyncConnectionPool[Any], *, max_concurrent_leases: int
+    ) -> None:
+        if max_concurrent_leases < 1:
+            msg = "max_concurrent_leases must be at least 1."
+            raise ValueError(msg)
+        self._pool = pool
+        self._slots = asyncio.Semaphore(max_concurrent_leases)
+
+    @asynccontextmanager
+    async def lease(self, key: str) -> AsyncIterator[None]:
+        """Hold the lease for ``key`` across every process sharing the database.
+
+        Raises:
+            RunBusyError: Another session holds the lock.
+
+        """
+        lock_id = advisory_lock_id(key)
+        async with self._slots:
+            connection = await self._pool.getconn()
+            try:
+                cursor = await connection.execute(
+                    "select pg_try_advisory_lock(%s) as locked", (lock_id,)
+                )
+                row = await cursor.fetchone()
+            except BaseException:
+                await self._discard(connection)
+                raise
+            if not row or not row["locked"]:  # type: ignore[call-overload]
+                await self._pool.putconn(connection)
+                raise RunBusyError(key)
+            try:
+                yield
+            finally:
+                await self._release(connection, lock_id)
+
+    async def _release(self, connection: Any, lock_id: int) -> None:
+        with anyio.move_on_after(_RELEASE_SECONDS, shield=True):
+            try:
+                cursor = await connection.execute(
+                    "select pg_advisory_unlock(%s) as unlocked", (lock_id,)
+                )
+                row = await cursor.fetchone()
+                if row and row["unlocked"]:
+                    await self._pool.putconn(connection)
+                    return
+            except Exception:
+                logger.warning(
+                    "Advisory unlock failed; closing the session", exc_info=True
+                )
+            await self._discard(connection)
+
+    async def _discard(self, connection: Any) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await connection.close()
+            finally:
+                await self._pool.putconn(connection)
+
+
+async def setup_storage(
+    pool: AsyncConnectionPool[Any],
+    setups: Sequence[Callable[[], Awaitable[Any]]],
+    *,
+    wait_seconds: float = 120.0,
+) -> None:
+    """Run storage migrations (``setup()`` calls) once across starting processes.
+
+    Holds a separate schema advisory lock taken with ``pg_try_advisory_lock``
+    and retried: LangGraph's migrations use ``CREATE INDEX CONCURRENTLY``,
+    which deadlocks with a session blocked in ``pg_advisory_lock``.
+
+    Raises:
+        TimeoutError: Another process held the migration lock for
+            ``wait_seconds``.
+
+    """
+    lock_id = advisory_lock_id(_MIGRATION_LOCK)
+    deadline = time.monotonic() + wait_seconds
+    async with pool.connection() as connection:
+        while True:
+            cursor = await connection.execute(
+                "select pg_try_advisory_lock(%s) as locked", (lock_id,)
+            )
+            row = await cursor.fetchone()
+            if row and row["locked"]:  # type: ignore[call-overload]
+                break
+            if time.monotonic() > deadline:
+                msg = "Timed out waiting for another process's migrations."
+                raise TimeoutError(msg)
+            await asyncio.sleep(0.2)
+        try:
+            for setup in setups:
+                await setup()
+        finally:
+            await connection.execute("select pg_advisory_unlock(%s)", (lock_id,))

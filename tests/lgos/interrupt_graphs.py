@@ -1,0 +1,107 @@
+"""Interrupt-enabled graphs for the interrupt tests (single and parallel)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any
+
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import Send, interrupt
+
+from langgraph_openai_serve import GraphConfig, GraphFeature, GraphRegistry
+
+
+class Counter:
+    """Counts node executions, to prove a retry does not rerun nodes."""
+
+    def __init__(self) -> None:
+        self.prepare = 0
+        self.review = 0
+
+
+class ApprovalState(MessagesState):
+    decision: str
+
+
+class ParallelState(MessagesState):
+    answers: Annotated[list[str], operator.add]
+
+
+def approval_graph(checkpointer: BaseCheckpointSaver, counter: Counter) -> Any:
+    def prepare(state: ApprovalState) -> dict[str, Any]:
+        counter.prepare += 1
+        return {}
+
+    def review(state: ApprovalState) -> dict[str, Any]:
+        counter.review += 1
+        answer = interrupt(
+            {
+                "question": "How should the refund be handled?",
+                "choices": ["approve", "reject"],
+                "allow_other": True,
+            }
+        )
+        return {"decision": answer}
+
+    def finish(state: ApprovalState) -> dict[str, Any]:
+        if state["decision"] == "explode":
+            raise RuntimeError("finish failed")
+        return {"messages": [AIMessage(f"Decision: {state['decision']}")]}
+
+    builder = StateGraph(ApprovalState)
+    builder.add_node("prepare", prepare)
+    builder.add_node("review", review)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "prepare")
+    builder.add_edge("prepare", "review")
+    builder.add_edge("review", "finish")
+    return builder.compile(checkpointer=checkpointer)
+
+
+def parallel_graph(checkpointer: BaseCheckpointSaver) -> Any:
+    def fan_out(state: ParallelState) -> list[Send]:
+        return [Send("ask", {"topic": topic}) for topic in ("budget", "timeline")]
+
+    def ask(state: dict[str, Any]) -> dict[str, Any]:
+        answer = interrupt({"question": f"Approve the {state['topic']}?"})
+        return {"answers": [f"{state['topic']}={answer}"]}
+
+    def finish(state: ParallelState) -> dict[str, Any]:
+        return {"messages": [AIMessage(", ".join(sorted(state["answers"])))]}
+
+    builder = StateGraph(ParallelState)
+    builder.add_node("ask", ask)
+    builder.add_node("finish", finish)
+    builder.add_conditional_edges(START, fan_out, ["ask"])
+    builder.add_edge("ask", "finish")
+    return builder.compile(checkpointer=checkpointer)
+
+
+def interrupt_registry(
+    checkpointer: BaseCheckpointSaver,
+    run_coordinator: Any,
+    counter: Counter | None = None,
+) -> GraphRegistry:
+    features = frozenset({GraphFeature.INTERRUPTS})
+    return GraphRegistry(
+        graphs={
+            "approval": GraphConfig(
+                graph=approval_graph(checkpointer, counter or Counter()),
+                description="Asks for one approval.",
+                features=features,
+            ),
+            "parallel": GraphConfig(
+                graph=parallel_graph(checkpointer),
+                description="Asks two questions at once.",
+                features=features,
+            ),
+        },
+        run_coordinator=run_coordinator,
+    )
+
+
+def serve_interrupt_registry(resources: Any) -> GraphRegistry:
+    """Registry factory for ``lgos serve`` (checkpointer from the server)."""
+    return interrupt_registry(resources.checkpointer, resources.run_coordinator)

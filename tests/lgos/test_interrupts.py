@@ -1,0 +1,385 @@
+"""The interrupt lifecycle on in-memory storage (PostgreSQL runs in integration)."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from fastapi import FastAPI
+from langgraph.checkpoint.memory import InMemorySaver
+from openai import AsyncOpenAI
+
+from langgraph_openai_serve import LanggraphOpenaiServe
+from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+from langgraph_openai_serve.graph.interrupt import (
+    checkpoint_key,
+    delete_expired_interrupt_runs,
+)
+from tests.contract.openapi import validate
+from tests.lgos.conftest import parse_sse
+from tests.lgos.interrupt_graphs import Counter, interrupt_registry
+
+pytestmark = pytest.mark.anyio
+
+RESPONSE_ID = re.compile(r"^resp_lg_[0-9a-f]{32}_[0-9a-f]{32}$")
+CALL_ID = re.compile(r"^call_lg_[0-9a-f]{64}_[0-9a-f]{32}_[0-9a-f]+$")
+
+
+class Env:
+    def __init__(self) -> None:
+        self.saver = InMemorySaver()
+        self.coordinator = InMemoryRunCoordinator()
+        self.counter = Counter()
+        self.app = FastAPI()
+        registry = interrupt_registry(self.saver, self.coordinator, self.counter)
+        # Tests only: the scope comes from a header standing in for an
+        # authenticated tenant.
+        LanggraphOpenaiServe(
+            registry,
+            self.app,
+            checkpoint_scope=lambda r: r.headers.get("x-tenant", "t1"),
+        ).bind_openai_api()
+
+    async def threads(self) -> set[str]:
+        return {
+            c.config["configurable"]["thread_id"] async for c in self.saver.alist(None)
+        }
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
+    state = Env()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=state.app)) as http:
+        yield (
+            state,
+            AsyncOpenAI(
+                base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
+            ),
+        )
+
+
+def calls_of(response: Any) -> list[Any]:
+    return [
+        i
+        for i in response.output
+        if i.type == "function_call" and i.name == "lgos_interrupt"
+    ]
+
+
+def answers(calls: list[Any], *values: str) -> list[dict[str, str]]:
+    return [
+        {"type": "function_call_output", "call_id": c.call_id, "output": v}
+        for c, v in zip(calls, values, strict=True)
+    ]
+
+
+async def test_pause_then_resume(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    paused = await client.responses.create(model="approval", input="Refund order 42")
+    assert RESPONSE_ID.match(paused.id)
+    [call] = calls_of(paused)
+    assert CALL_ID.match(call.call_id)
+    assert json.loads(call.arguments) == {
+        "question": "How should the refund be handled?",
+        "choices": ["approve", "reject"],
+        "allow_other": True,
+    }
+    assert len(await state.threads()) == 1
+    done = await client.responses.create(
+        model="approval",
+        previous_response_id=paused.id,
+        input=answers([call], "Verify the address first."),
+    )
+    assert done.output_text == "Decision: Verify the address first."
+    assert done.id.split("_")[2] == paused.id.split("_")[2]  # same run UUID
+    # Terminal completion deletes the run's checkpoints; no tombstone is kept.
+    assert await state.threads() == set()
+    assert state.coordinator.held == frozenset()
+    with pytest.raises(openai.ConflictError) as replay:
+        await client.responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=answers([call], "again"),
+        )
+    assert replay.value.code == "interrupt_state_conflict"
+
+
+async def test_streamed_pause_and_resume(env: tuple[Env, AsyncOpenAI]) -> None:
+    _, client = env
+    http = client._client  # the SDK's httpx client, for raw SSE
+    reply = await http.post(
+        "http://lgos/v1/responses",
+        json={"model": "approval", "input": "x", "stream": True},
+    )
+    events = [e["data"] for e in parse_sse(reply.text)]
+    for event in events:
+        validate("ResponseStreamEvent", event)
+    assert [e["type"] for e in events][-4:] == [
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    final = events[-1]["response"]
+    call = final["output"][-1]
+    assert call["name"] == "lgos_interrupt"
+    stream = await client.responses.create(
+        model="approval",
+        previous_response_id=final["id"],
+        input=[
+            {
+                "type": "function_call_output",
+                "call_id": call["call_id"],
+                "output": "approve",
+            }
+        ],
+        stream=True,
+    )
+    text = "".join(
+        [e.delta async for e in stream if e.type == "response.output_text.delta"]
+    )
+    assert text == "Decision: approve"
+
+
+async def test_parallel_interrupts_are_one_batch(env: tuple[Env, AsyncOpenAI]) -> None:
+    _, client = env
+    paused = await client.responses.create(model="parallel", input="plan")
+    calls = calls_of(paused)
+    assert sorted(json.loads(c.arguments)["question"] for c in calls) == [
+        "Approve the budget?",
+        "Approve the timeline?",
+    ]
+    with pytest.raises(openai.BadRequestError) as partial:
+        await client.responses.create(
+            model="parallel",
+            previous_response_id=paused.id,
+            input=answers(calls[:1], "yes"),
+        )
+    assert partial.value.param == "input"
+    by_topic = {json.loads(c.arguments)["question"].split()[2]: c for c in calls}
+    done = await client.responses.create(
+        model="parallel",
+        previous_response_id=paused.id,
+        input=answers([by_topic["budget?"], by_topic["timeline?"]], "yes", "no"),
+    )
+    assert done.output_text == "budget=yes, timeline=no"
+
+
+async def test_mixed_forged_and_malformed_ids(env: tuple[Env, AsyncOpenAI]) -> None:
+    _, client = env
+    first = await client.responses.create(model="approval", input="a")
+    second = await client.responses.create(model="approval", input="b")
+    [call_b] = calls_of(second)
+    with pytest.raises(openai.BadRequestError) as mixed:
+        await client.responses.create(
+            model="approval",
+            previous_response_id=first.id,
+            input=answers([call_b], "x"),
+        )
+    assert mixed.value.param == "previous_response_id"
+    [call_a] = calls_of(first)
+    forged = call_a.call_id.replace(call_a.call_id[8:20], "0" * 12)
+    with pytest.raises(openai.ConflictError) as stale:
+        await client.responses.create(
+            model="approval",
+            previous_response_id=first.id,
+            input=[{"type": "function_call_output", "call_id": forged, "output": "x"}],
+        )
+    assert stale.value.code == "interrupt_state_conflict"
+    bad_inputs = [
+        ({"previous_response_id": "resp_123"}, "previous_response_id"),
+        ({"previous_response_id": first.id, "input": "text"}, "input"),
+        ({"previous_response_id": first.id, "instructions": "new"}, "instructions"),
+        (
+            {
+                "previous_response_id": first.id,
+                "input": [{"role": "user", "content": "x"}],
+            },
+            "input[0]",
+        ),
+        (
+            {
+                "previous_response_id": first.id,
+                "input": [
+                    {"type": "function_call_output", "call_id": "call_x", "output": "x"}
+                ],
+            },
+            "input[0].call_id",
+        ),
+        (
+            {
+                "previous_response_id": first.id,
+                "input": answers([call_a], "x") * 2,
+            },
+            "input[1].call_id",
+        ),
+        (
+            {
+                "previous_response_id": first.id,
+                "input": answers([call_a], "x"),
+                "metadata": {"lgos_run_id": str(uuid.uuid4())},
+            },
+            "metadata.lgos_run_id",
+        ),
+    ]
+    for extra, param in bad_inputs:
+        body: dict[str, Any] = {
+            "model": "approval",
+            "input": answers([call_a], "x"),
+            **extra,
+        }
+        with pytest.raises(openai.BadRequestError) as raised:
+            await client.responses.create(**body)
+        assert raised.value.param == param, extra
+    # Nothing above touched the pending run: it still resumes.
+    done = await client.responses.create(
+        model="approval", previous_response_id=first.id, input=answers([call_a], "ok")
+    )
+    assert done.output_text == "Decision: ok"
+
+
+async def test_caller_run_id_retry_reemits_the_batch(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    state, client = env
+    run_id = str(uuid.uuid4())
+    first = await client.responses.create(
+        model="approval", input="x", metadata={"lgos_run_id": run_id}
+    )
+    assert first.id.split("_")[2] == uuid.UUID(run_id).hex
+    retry = await client.responses.create(
+        model="approval", input="x", metadata={"lgos_run_id": run_id}
+    )
+    assert retry.id != first.id
+    assert calls_of(retry)[0].call_id != calls_of(first)[0].call_id
+    assert (state.counter.prepare, state.counter.review) == (1, 1)
+    # Either exchange resumes while the checkpoint is current.
+    done = await client.responses.create(
+        model="approval",
+        previous_response_id=first.id,
+        input=answers(calls_of(first), "approve"),
+        metadata={"lgos_run_id": run_id},
+    )
+    assert done.output_text == "Decision: approve"
+    for bad in ("not-a-uuid", str(uuid.UUID(int=0))):
+        with pytest.raises(openai.BadRequestError) as raised:
+            await client.responses.create(
+                model="approval", input="x", metadata={"lgos_run_id": bad}
+            )
+        assert raised.value.param == "metadata.lgos_run_id"
+
+
+async def test_other_scope_cannot_address_the_run(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    with pytest.raises(openai.ConflictError):
+        await client.responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=answers(calls_of(paused), "approve"),
+            extra_headers={"x-tenant": "t2"},
+        )
+    assert len(await state.threads()) == 1
+
+
+async def test_busy_lease_is_409(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    run_id = uuid.UUID(paused.id.split("_")[2])
+    async with state.coordinator.lease(checkpoint_key("t1", "approval", run_id)):
+        for stream in (False, True):
+            with pytest.raises(openai.ConflictError) as busy:
+                await client.responses.create(
+                    model="approval",
+                    previous_response_id=paused.id,
+                    input=answers(calls_of(paused), "approve"),
+                    stream=stream,
+                )
+            assert busy.value.code == "run_busy"
+
+
+async def test_chat_and_plain_models(env: tuple[Env, AsyncOpenAI]) -> None:
+    _, client = env
+    with pytest.raises(openai.BadRequestError) as chat:
+        await client.chat.completions.create(
+            model="approval", messages=[{"role": "user", "content": "x"}]
+        )
+    assert chat.value.param == "model"
+
+
+async def test_invalid_resume_leaves_the_run_paused(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    state, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    # An answer that is not a string reaches no graph: the request is invalid.
+    with pytest.raises(openai.BadRequestError):
+        await client.responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=[
+                {
+                    "type": "function_call_output",
+                    "call_id": calls_of(paused)[0].call_id,
+                    "output": [{"type": "input_text", "text": "x"}],
+                }
+            ],
+        )
+    assert len(await state.threads()) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_failed_resume_deletes_the_run(
+    env: tuple[Env, AsyncOpenAI], stream: bool
+) -> None:
+    state, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    request = {
+        "model": "approval",
+        "previous_response_id": paused.id,
+        "input": answers(calls_of(paused), "explode"),
+    }
+    if stream:
+        events = [
+            e async for e in await client.responses.create(**request, stream=True)
+        ]
+        assert events[-1].type == "response.failed"
+    else:
+        with pytest.raises(openai.InternalServerError):
+            await client.responses.create(**request)
+    assert await state.threads() == set()
+    assert state.coordinator.held == frozenset()
+
+
+async def test_sweep_deletes_only_expired_unleased_lgos_runs(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    state, client = env
+    kept = await client.responses.create(model="approval", input="keep")
+    await client.responses.create(model="approval", input="expire")
+    # A thread LGOS did not create stays.
+    foreign = {"configurable": {"thread_id": "foreign", "checkpoint_ns": ""}}
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    await state.saver.aput(foreign, empty_checkpoint(), {}, {})
+    assert len(await state.threads()) == 3
+    assert (
+        await delete_expired_interrupt_runs(
+            state.saver, state.coordinator, older_than=timedelta(hours=1)
+        )
+        == 0
+    )
+    kept_key = checkpoint_key("t1", "approval", uuid.UUID(kept.id.split("_")[2]))
+    async with state.coordinator.lease(kept_key):
+        deleted = await delete_expired_interrupt_runs(
+            state.saver, state.coordinator, older_than=timedelta(0)
+        )
+    assert deleted == 1
+    assert await state.threads() == {kept_key, "foreign"}
