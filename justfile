@@ -35,7 +35,9 @@ lint: sync
     uv run --frozen --no-sync ruff format --check .
     uv run --frozen --no-sync pyright
 
-# Everything CI checks: lint, then the whole test suite (installs Chromium if missing)
+# Everything CI checks: lint, then the whole test suite (installs and starts
+# PostgreSQL and Chromium when missing)
 test *ARGS: sync lint
+    bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
     uv run --frozen --no-sync pytest {{ ARGS }}

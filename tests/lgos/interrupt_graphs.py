@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from typing import Annotated, Any
 
@@ -45,9 +46,11 @@ def approval_graph(checkpointer: BaseCheckpointSaver, counter: Counter) -> Any:
         )
         return {"decision": answer}
 
-    def finish(state: ApprovalState) -> dict[str, Any]:
+    async def finish(state: ApprovalState) -> dict[str, Any]:
         if state["decision"] == "explode":
             raise RuntimeError("finish failed")
+        if state["decision"] == "slow":
+            await asyncio.sleep(60)
         return {"messages": [AIMessage(f"Decision: {state['decision']}")]}
 
     builder = StateGraph(ApprovalState)

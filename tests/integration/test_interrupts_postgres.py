@@ -1,0 +1,182 @@
+"""Interrupts across two `lgos serve` processes sharing one PostgreSQL database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from openai import OpenAI
+
+from tests.procs import free_port, lgos_command, running
+
+FACTORY = "tests.lgos.interrupt_graphs:serve_interrupt_registry"
+
+
+def serve(uri: str, log: Path, port: int) -> Any:
+    return running(
+        [*lgos_command(), "serve", FACTORY, "--port", str(port)],
+        ready_url=f"http://127.0.0.1:{port}/v1/health",
+        log=log,
+        env={"LGOS_POSTGRES_URI": uri, "LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0"},
+    )
+
+
+@pytest.fixture
+def two_servers(postgres_uri: str, tmp_path: Path) -> Iterator[list[str]]:
+    ports = [free_port(), free_port()]
+    with ExitStack() as stack:
+        for index, port in enumerate(ports):
+            stack.enter_context(serve(postgres_uri, tmp_path / f"api{index}.log", port))
+        yield [f"http://127.0.0.1:{port}/v1" for port in ports]
+
+
+def client(base: str) -> OpenAI:
+    return OpenAI(base_url=base, api_key="x", max_retries=0)
+
+
+def resume_body(paused: Any, output: str) -> dict[str, Any]:
+    call = next(i for i in paused.output if i.type == "function_call")
+    return {
+        "model": "approval",
+        "previous_response_id": paused.id,
+        "input": [
+            {"type": "function_call_output", "call_id": call.call_id, "output": output}
+        ],
+    }
+
+
+def test_pause_and_resume_across_processes(two_servers: list[str]) -> None:
+    a, b = (client(base) for base in two_servers)
+    paused = a.responses.create(model="approval", input="Refund order 42")
+    done = b.responses.create(**resume_body(paused, "approve"))
+    assert done.output_text == "Decision: approve"
+
+    streamed = a.responses.create(model="parallel", input="x", stream=True)
+    final = next(e.response for e in streamed if e.type == "response.completed")
+    calls = [i for i in final.output if i.type == "function_call"]
+    assert len(calls) == 2
+    answers = [
+        {
+            "type": "function_call_output",
+            "call_id": c.call_id,
+            "output": "yes"
+            if "budget" in json.loads(c.arguments)["question"]
+            else "no",
+        }
+        for c in calls
+    ]
+    done = b.responses.create(
+        model="parallel", previous_response_id=final.id, input=answers
+    )
+    assert done.output_text == "budget=yes, timeline=no"
+
+
+def test_twenty_concurrent_resumes_run_once(two_servers: list[str]) -> None:
+    paused = client(two_servers[0]).responses.create(model="approval", input="x")
+    body = resume_body(paused, "approve")
+
+    async def hammer() -> list[httpx.Response]:
+        async with httpx.AsyncClient(timeout=30) as http:
+            return await asyncio.gather(
+                *(
+                    http.post(f"{two_servers[i % 2]}/responses", json=body)
+                    for i in range(20)
+                )
+            )
+
+    replies = asyncio.run(hammer())
+    statuses = sorted(r.status_code for r in replies)
+    assert statuses.count(200) == 1, [r.text for r in replies]
+    assert statuses.count(409) == 19
+    codes = {r.json()["error"]["code"] for r in replies if r.status_code == 409}
+    assert codes <= {"run_busy", "interrupt_state_conflict"}
+    winner = next(r for r in replies if r.status_code == 200)
+    assert winner.json()["output"][0]["content"][0]["text"] == "Decision: approve"
+    replay = httpx.post(f"{two_servers[1]}/responses", json=body, timeout=30)
+    assert replay.status_code == 409
+    assert replay.json()["error"]["code"] == "interrupt_state_conflict"
+
+
+def _thread_count(uri: str) -> int:
+    with psycopg.connect(uri) as conn:
+        row = conn.execute(
+            "select count(distinct thread_id) from checkpoints"
+        ).fetchone()
+        assert row is not None
+        return row[0]
+
+
+def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None:
+    port_a, port_b = free_port(), free_port()
+    with serve(postgres_uri, tmp_path / "b.log", port_b):
+        b = client(f"http://127.0.0.1:{port_b}/v1")
+        with serve(postgres_uri, tmp_path / "a.log", port_a) as process_a:
+            a = client(f"http://127.0.0.1:{port_a}/v1")
+            paused = a.responses.create(model="approval", input="x")
+            body = resume_body(paused, "slow")
+            # Start the slow resume on A and wait until B sees its lease.
+            slow = httpx.AsyncClient(timeout=120)
+            loop = asyncio.new_event_loop()
+            pending = loop.create_task(
+                slow.post(f"http://127.0.0.1:{port_a}/v1/responses", json=body)
+            )
+            deadline = time.monotonic() + 20
+            busy = False
+            while time.monotonic() < deadline and not busy:
+                loop.run_until_complete(asyncio.sleep(0.2))
+                probe = httpx.post(
+                    f"http://127.0.0.1:{port_b}/v1/responses", json=body, timeout=30
+                )
+                busy = (
+                    probe.status_code == 409
+                    and probe.json()["error"]["code"] == "run_busy"
+                )
+            assert busy, "the slow resume never took its lease"
+            os.kill(process_a.pid, signal.SIGKILL)
+            process_a.wait(10)
+            pending.cancel()
+            loop.run_until_complete(asyncio.gather(pending, return_exceptions=True))
+            loop.run_until_complete(slow.aclose())
+            loop.close()
+        # PostgreSQL ends the dead sessions; their advisory locks go with them.
+        deadline = time.monotonic() + 20
+        while True:
+            reply = httpx.post(
+                f"http://127.0.0.1:{port_b}/v1/responses",
+                json=resume_body(paused, "approve"),
+                timeout=30,
+            )
+            if reply.status_code != 409 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["output"][0]["content"][0]["text"] == "Decision: approve"
+
+        # An orphaned pause (its client went away) is removed by the sweep.
+        b.responses.create(model="approval", input="abandoned")
+        assert _thread_count(postgres_uri) == 1
+    from langgraph_openai_serve.server import ServerSettings, open_resources
+    from langgraph_openai_serve.graph.interrupt import delete_expired_interrupt_runs
+
+    async def sweep() -> int:
+        settings = ServerSettings(postgres_uri=postgres_uri)
+        async with open_resources(settings) as resources:
+            return await delete_expired_interrupt_runs(
+                resources.checkpointer,
+                resources.run_coordinator,
+                older_than=timedelta(0),
+            )
+
+    assert asyncio.run(sweep()) == 1
+    assert _thread_count(postgres_uri) == 0

@@ -1,0 +1,111 @@
+"""PostgresRunCoordinator against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from langgraph_openai_serve.graph.coordinator import RunBusyError
+from langgraph_openai_serve.integrations.postgres import (
+    PostgresRunCoordinator,
+    advisory_lock_id,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def _pool(uri: str) -> AsyncConnectionPool:
+    pool = AsyncConnectionPool(
+        uri,
+        min_size=1,
+        max_size=4,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+    )
+    await pool.open(wait=True)
+    return pool
+
+
+@pytest.fixture
+async def pools(postgres_uri: str) -> AsyncIterator[tuple[AsyncConnectionPool, ...]]:
+    first, second = await _pool(postgres_uri), await _pool(postgres_uri)
+    yield first, second
+    await first.close()
+    await second.close()
+
+
+def _locks_held(uri: str, key: str) -> int:
+    with psycopg.connect(uri) as conn:
+        objid = advisory_lock_id(key) & 0xFFFFFFFF
+        row = conn.execute(
+            "select count(*) from pg_locks where locktype = 'advisory' and objid = %s",
+            (objid,),
+        ).fetchone()
+        assert row is not None
+        return row[0]
+
+
+async def test_one_lease_per_key_across_pools(pools, postgres_uri: str) -> None:
+    a = PostgresRunCoordinator(pools[0], max_concurrent_leases=2)
+    b = PostgresRunCoordinator(pools[1], max_concurrent_leases=2)
+    async with a.lease("run-1"):
+        assert _locks_held(postgres_uri, "run-1") == 1
+        with pytest.raises(RunBusyError):
+            async with b.lease("run-1"):
+                pass
+        async with b.lease("run-2"):  # other keys stay independent
+            pass
+    assert _locks_held(postgres_uri, "run-1") == 0
+    async with b.lease("run-1"):
+        pass
+
+
+async def test_release_after_error_and_cancellation(pools, postgres_uri: str) -> None:
+    a = PostgresRunCoordinator(pools[0], max_concurrent_leases=2)
+    with pytest.raises(ValueError, match="boom"):
+        async with a.lease("k"):
+            raise ValueError("boom")
+    assert _locks_held(postgres_uri, "k") == 0
+
+    entered = asyncio.Event()
+
+    async def hold() -> None:
+        async with a.lease("k"):
+            entered.set()
+            await asyncio.sleep(60)
+
+    task = asyncio.create_task(hold())
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _locks_held(postgres_uri, "k") == 0
+    assert pools[0].get_stats().get("requests_waiting", 0) == 0
+
+
+async def test_concurrent_contenders_get_exactly_one(pools) -> None:
+    coordinators = [PostgresRunCoordinator(p, max_concurrent_leases=3) for p in pools]
+    started = asyncio.Event()
+    winners = 0
+    busy = 0
+
+    async def contend(index: int) -> None:
+        nonlocal winners, busy
+        try:
+            async with coordinators[index % 2].lease("hot"):
+                winners += 1
+                await started.wait()
+        except RunBusyError:
+            busy += 1
+
+    tasks = [asyncio.create_task(contend(i)) for i in range(6)]
+    while winners + busy < 6 and not (winners == 1 and busy == 5):
+        await asyncio.sleep(0.01)
+    started.set()
+    await asyncio.gather(*tasks)
+    assert (winners, busy) == (1, 5)
