@@ -166,8 +166,8 @@ def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None
         # An orphaned pause (its client went away) is removed by the sweep.
         b.responses.create(model="approval", input="abandoned")
         assert _thread_count(postgres_uri) == 1
-    from langgraph_openai_serve.server import ServerSettings, open_resources
     from langgraph_openai_serve.graph.interrupt import delete_expired_interrupt_runs
+    from langgraph_openai_serve.server import ServerSettings, open_resources
 
     async def sweep() -> int:
         settings = ServerSettings(postgres_uri=postgres_uri)
