@@ -90,22 +90,25 @@ async def test_release_after_error_and_cancellation(pools, postgres_uri: str) ->
 
 async def test_concurrent_contenders_get_exactly_one(pools) -> None:
     coordinators = [PostgresRunCoordinator(p, max_concurrent_leases=3) for p in pools]
-    started = asyncio.Event()
-    winners = 0
-    busy = 0
+    release = asyncio.Event()
+    all_tried = asyncio.Event()
+    outcomes: list[str] = []
+
+    def tried(outcome: str) -> None:
+        outcomes.append(outcome)
+        if len(outcomes) == 6:
+            all_tried.set()
 
     async def contend(index: int) -> None:
-        nonlocal winners, busy
         try:
             async with coordinators[index % 2].lease("hot"):
-                winners += 1
-                await started.wait()
+                tried("won")
+                await release.wait()
         except RunBusyError:
-            busy += 1
+            tried("busy")
 
     tasks = [asyncio.create_task(contend(i)) for i in range(6)]
-    while winners + busy < 6 and not (winners == 1 and busy == 5):
-        await asyncio.sleep(0.01)
-    started.set()
+    await asyncio.wait_for(all_tried.wait(), 10)
+    release.set()
     await asyncio.gather(*tasks)
-    assert (winners, busy) == (1, 5)
+    assert sorted(outcomes) == ["busy"] * 5 + ["won"]
