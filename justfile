@@ -4,9 +4,12 @@
 set shell := ["bash", "-euo", "pipefail", "-c"]
 set dotenv-load := true
 
-# List the recipes
+# List the recipes (and the demo-only ones, run as `just demo/<recipe>`)
 default:
     @just --list
+    @echo "Demo-only recipes (run as just demo/<recipe>):"
+    @just --justfile demo/justfile --list --list-heading '' --list-prefix '    demo/'
+
 
 # Install every workspace package and the dev tools from uv.lock
 sync:
@@ -27,7 +30,11 @@ demo: sync
     echo "  Chat UI (Chainlit):   http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
     echo "  OpenAI-compatible API: ${DEMO_CHAINLIT_OPENAI_BASE_URL}"
     echo "Press Ctrl-C to stop everything."
-    exec uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start
+    status=0
+    uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start || status=$?
+    # Ctrl-C (130) and the children's SIGTERM (143) are the normal way to stop.
+    if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then exit 0; fi
+    exit "$status"
 
 # Lint and type-check the workspace
 lint: sync
@@ -35,8 +42,7 @@ lint: sync
     uv run --frozen --no-sync ruff format --check .
     uv run --frozen --no-sync pyright
 
-# Everything CI checks: lint, then the whole test suite (installs and starts
-# PostgreSQL and Chromium when missing)
+# Lint, then the whole suite (starts PostgreSQL, installs it and Chromium if missing)
 test *ARGS: sync lint
     bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
