@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from langgraph_openai_serve.errors import InvalidRequestError
 
@@ -14,7 +14,9 @@ __all__ = [
     "METADATA_VALUE_MAX",
     "RESERVED_METADATA_PREFIX",
     "Metadata",
+    "SafetyIdentifier",
     "StrictModel",
+    "ToolParameters",
     "check_metadata",
 ]
 
@@ -32,6 +34,37 @@ class StrictModel(BaseModel):
 
 
 Metadata = Annotated[dict[str, str], Field(max_length=METADATA_PAIRS_MAX)]
+
+SafetyIdentifier = Annotated[str, Field(max_length=64)]
+"""OpenAI's ``safety_identifier``: at most 64 characters."""
+
+_MAX_SCHEMA_DEPTH = 64
+
+
+def _depth(value: Any, limit: int) -> int:
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, dict):
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def _bounded_schema(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is not None and _depth(value, _MAX_SCHEMA_DEPTH) > _MAX_SCHEMA_DEPTH:
+        msg = f"nests deeper than {_MAX_SCHEMA_DEPTH} levels"
+        raise ValueError(msg)
+    return value
+
+
+ToolParameters = Annotated[dict[str, Any] | None, AfterValidator(_bounded_schema)]
+"""A function's JSON Schema, nested at most 64 levels deep."""
 
 
 def check_metadata(metadata: dict[str, str] | None) -> dict[str, str]:

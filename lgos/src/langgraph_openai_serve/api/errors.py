@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 
-from langgraph_openai_serve.errors import OpenAIHTTPException, error_envelope
+from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.errors import (
+    InvalidRequestError,
+    OpenAIHTTPException,
+    error_envelope,
+)
 
-__all__ = ["configure_openai_error_handlers", "validation_param"]
+__all__ = ["configure_openai_error_handlers", "invalid_request", "validation_param"]
 
 logger = logging.getLogger(__name__)
 
@@ -141,20 +148,26 @@ def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
     return max(errors, key=lambda error: len(error["loc"]))
 
 
-async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
-    errors = list(exc.errors())
+def invalid_request(errors: Sequence[Any]) -> InvalidRequestError:
+    """Turn pydantic validation errors into one OpenAI-style 400 error.
+
+    The most specific error (the deepest location) names the parameter.
+    """
     if not errors:
-        return JSONResponse(error_envelope("Invalid request."), status_code=400)
-    message, param, code = _describe(_most_specific(errors))
-    return JSONResponse(
-        error_envelope(message, param=param, code=code), status_code=400
-    )
+        return InvalidRequestError("Invalid request.")
+    message, param, code = _describe(dict(_most_specific(list(errors))))
+    return InvalidRequestError(message, param=param, code=code)
 
 
-async def _openai_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _validation_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    error = invalid_request(exc.errors())
+    return json_response(error.envelope(), error.status_code)
+
+
+async def _openai_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, OpenAIHTTPException)
-    return JSONResponse(exc.envelope(), status_code=exc.status_code)
+    return json_response(exc.envelope(), exc.status_code)
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:

@@ -11,7 +11,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
-from langgraph_openai_serve.api.common import Metadata, StrictModel
+from langgraph_openai_serve.api.common import (
+    Metadata,
+    SafetyIdentifier,
+    StrictModel,
+    ToolParameters,
+)
 
 __all__ = ["ChatCompletionRequest", "ChatMessage", "TextPart"]
 
@@ -96,7 +101,7 @@ class FunctionDefinition(StrictModel):
 
     name: str = Field(min_length=1, max_length=128)
     description: str | None = None
-    parameters: dict[str, Any] | None = None
+    parameters: ToolParameters = None
     strict: bool | None = None
 
 
@@ -138,7 +143,7 @@ class ChatCompletionRequest(StrictModel):
     parallel_tool_calls: bool | None = None
     metadata: Metadata | None = None
     store: Literal[False] | None = None
-    safety_identifier: str | None = None
+    safety_identifier: SafetyIdentifier | None = None
     user: str | None = None
 
     @model_validator(mode="after")

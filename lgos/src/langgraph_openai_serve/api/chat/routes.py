@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from langgraph_openai_serve.api.body import parse_body
 from langgraph_openai_serve.api.chat.decode import decode_chat_request
 from langgraph_openai_serve.api.chat.encode import (
     ChatFrame,
@@ -22,10 +23,9 @@ router = APIRouter()
 
 
 @router.post("/chat/completions")
-async def create_chat_completion(
-    body: ChatCompletionRequest, request: Request
-) -> Response:
+async def create_chat_completion(request: Request) -> Response:
     """Create a chat completion from a graph run (JSON or SSE chunks)."""
+    body = await parse_body(request, ChatCompletionRequest)
     config = request.app.state.graph_registry.get_graph(body.model)
     if config.supports(GraphFeature.INTERRUPTS):
         raise InvalidRequestError(

@@ -11,7 +11,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from langgraph_openai_serve.api.common import Metadata, StrictModel
+from langgraph_openai_serve.api.common import (
+    Metadata,
+    SafetyIdentifier,
+    StrictModel,
+    ToolParameters,
+)
 
 __all__ = [
     "FunctionCallItem",
@@ -110,7 +115,7 @@ class FunctionTool(StrictModel):
     type: Literal["function"]
     name: str = Field(min_length=1, max_length=128)
     description: str | None = None
-    parameters: dict[str, Any] | None = None
+    parameters: ToolParameters = None
     strict: bool | None = None
 
 
@@ -137,7 +142,7 @@ class ResponseCreateRequest(StrictModel):
     """``POST /v1/responses`` body, limited to the fields LGOS serves."""
 
     model: str = Field(min_length=1)
-    input: str | list[InputItem]
+    input: str | Annotated[list[InputItem], Field(min_length=1)]
     instructions: str | None = None
     metadata: Metadata | None = None
     store: bool | None = None
@@ -145,7 +150,7 @@ class ResponseCreateRequest(StrictModel):
     tools: list[FunctionTool] | None = None
     tool_choice: Literal["none", "auto", "required"] | FunctionToolChoice | None = None
     parallel_tool_calls: bool | None = None
-    safety_identifier: str | None = None
+    safety_identifier: SafetyIdentifier | None = None
     user: str | None = None
     previous_response_id: str | None = None
     background: bool | None = None

@@ -7,6 +7,7 @@ import uuid
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from langgraph_openai_serve.api.body import parse_body
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import (
     ResponseFrame,
@@ -24,8 +25,9 @@ router = APIRouter()
 
 
 @router.post("/responses")
-async def create_response(body: ResponseCreateRequest, request: Request) -> Response:
+async def create_response(request: Request) -> Response:
     """Create a foreground Response from a graph run (JSON or SSE)."""
+    body = await parse_body(request, ResponseCreateRequest)
     decoded = decode_response_request(body)
     config = request.app.state.graph_registry.get_graph(body.model)
     frame = ResponseFrame(request=body)
