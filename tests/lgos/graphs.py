@@ -184,6 +184,12 @@ def make_registry() -> GraphRegistry:
             "answers": GraphConfig(
                 graph=answers_graph(), description="Scripted answers."
             ),
+            "server-tools": GraphConfig(
+                graph=server_tool_graph(),
+                description="Runs server tools.",
+                server_tools=frozenset({"lgos_package_version", "web_search"}),
+                request_to_input=server_tool_input,
+            ),
             "factory": GraphConfig(
                 graph=lambda: model_graph(OfflineChatModel(responder=echo_responder)),
                 description="Built by a sync factory on every request.",
@@ -315,3 +321,112 @@ def answers_graph() -> Any:
     builder.add_node("respond", respond)
     builder.add_edge(START, "respond")
     return builder.compile()
+
+
+class ServerToolState(MessagesState):
+    selected: list[str]
+    tool_choice: Any
+
+
+def server_tool_graph() -> Any:
+    """Selection node → ToolNode (selected tools only) → streamed answer."""
+    from langchain_core.tools import tool
+    from langchain_openai import custom_tool
+    from langgraph.prebuilt import ToolNode
+
+    @custom_tool
+    def lgos_package_version(package: str) -> str:
+        """Return the installed version of a Python package."""
+        from importlib.metadata import version
+
+        return version(package.strip())
+
+    @tool(response_format="content_and_artifact")
+    def web_search(query: str) -> tuple[str, dict[str, Any]]:
+        """Search the web."""
+        if "fail" in query:
+            raise ValueError("search backend unavailable")
+        url = f"https://example.test/{query.replace(' ', '-')}"
+        return f"Result for {query}", {
+            "sources": [{"url": url, "title": query.title()}]
+        }
+
+    tools = {"lgos_package_version": lgos_package_version, "web_search": web_search}
+
+    def select(messages: list[BaseMessage], offered: Any, tool_choice: Any) -> Any:
+        names = {
+            t["function"]["name"] if "function" in t else t.get("name") for t in offered
+        }
+        question = _last_text(messages)
+        calls = []
+        if "lgos_package_version" in names and "version" in question:
+            calls.append(
+                {
+                    "name": "lgos_package_version",
+                    "args": {"__arg1": "pydantic"},
+                    "id": "call_v",
+                }
+            )
+        if "repeat" in question:
+            calls.append({"name": "web_search", "args": {"query": "a"}, "id": "dup"})
+            calls.append({"name": "web_search", "args": {"query": "b"}, "id": "dup"})
+        elif "web_search" in names and (
+            "search" in question or tool_choice == "required"
+        ):
+            for i, query in enumerate(question.split(":")[-1].split(",")):
+                calls.append(
+                    {
+                        "name": "web_search",
+                        "args": {"query": query.strip()},
+                        "id": f"call_s{i}",
+                    }
+                )
+        return AIMessage("", tool_calls=calls)
+
+    State = ServerToolState
+
+    selector = OfflineChatModel(responder=select)
+    from langgraph_openai_serve.graph.server_tools import tool_message_output
+
+    writer = OfflineChatModel(
+        responder=lambda messages, tools, choice: (
+            "Found: "
+            + "; ".join(tool_message_output(m) for m in messages if m.type == "tool")
+        )
+    )
+
+    async def choose(state: State) -> dict[str, Any]:
+        chosen = [tools[name] for name in state["selected"]]
+        if not chosen:
+            return {}
+        bound = selector.bind_tools(chosen, tool_choice=state["tool_choice"])
+        reply = await bound.ainvoke(state["messages"], config={"tags": ["nostream"]})
+        return {"messages": [reply]}
+
+    def route(state: ServerToolState) -> str:
+        if "orphan" in _last_text(state["messages"]):
+            return "answer"  # skips the tools: a call without a result
+        last = state["messages"][-1]
+        return "tools" if isinstance(last, AIMessage) and last.tool_calls else "answer"
+
+    async def answer(state: State) -> dict[str, Any]:
+        return {"messages": [await writer.ainvoke(state["messages"])]}
+
+    builder = StateGraph(State)
+    builder.add_node("choose", choose)
+    builder.add_node("tools", ToolNode(list(tools.values()), handle_tool_errors=True))
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "choose")
+    builder.add_conditional_edges("choose", route, ["tools", "answer"])
+    builder.add_edge("tools", "answer")
+    return builder.compile()
+
+
+def server_tool_input(request: Any, messages: list[BaseMessage]) -> dict[str, Any]:
+    return {
+        "messages": messages,
+        "selected": list(request.server_tools),
+        "tool_choice": request.tool_choice
+        if isinstance(request.tool_choice, str)
+        else None,
+    }

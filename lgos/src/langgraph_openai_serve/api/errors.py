@@ -40,6 +40,11 @@ _UNION_TAGS = frozenset(
         "tool",
         "text",
         "function",
+        "custom",
+        "web_search",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "web_search_call",
     }
 )
 

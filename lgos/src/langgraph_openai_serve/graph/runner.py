@@ -33,7 +33,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
+from langgraph.types import Command, StreamMode
 
 from langgraph_openai_serve.errors import GraphError, InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
@@ -49,6 +49,11 @@ from langgraph_openai_serve.graph.interrupt import (
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.server_tools import (
+    ServerToolCall,
+    ServerToolResult,
+    ServerToolTracker,
+)
 from langgraph_openai_serve.graph.usage import UsageCollector
 
 __all__ = [
@@ -67,8 +72,8 @@ logger = logging.getLogger(__name__)
 
 RUN_NAME = "lgos.graph_run"
 DEFAULT_CHECKPOINT_SCOPE = "default"
-_STREAM_MODES = ("messages", "custom", "values")
-_VALUES_MODE = ("values",)
+_STREAM_MODES: tuple[StreamMode, ...] = ("messages", "custom", "values")
+_VALUES_MODE: tuple[StreamMode, ...] = ("values",)
 _QUEUE_SIZE = 256
 _CANCEL_GRACE_SECONDS = 10.0
 _CLEANUP_SECONDS = 10.0
@@ -81,10 +86,18 @@ class TextChunk:
     text: str
 
 
-RunEvent = TextChunk | dict[str, Any] | AIMessage | LangGraphInterruptBatch
+RunEvent = (
+    TextChunk
+    | dict[str, Any]
+    | ServerToolCall
+    | ServerToolResult
+    | AIMessage
+    | LangGraphInterruptBatch
+)
 """What :func:`stream_run` yields: text chunks and LangGraph
 ``CustomStreamPart`` dicts (``{"type": "custom", "ns": (...), "data": ...}``)
-while streaming, then exactly one result: the answer ``AIMessage`` or, for a
+while streaming; server-tool calls and results when the request selected
+server tools; then exactly one result: the answer ``AIMessage`` or, for a
 paused interrupt run, the :class:`LangGraphInterruptBatch`."""
 
 
@@ -325,7 +338,9 @@ async def stream_run(
     the run also subscribes to ``messages`` (every non-empty
     ``AIMessageChunk.text`` becomes a :class:`TextChunk`; complete messages
     are not forwarded) and ``custom`` (forwarded as LangGraph's
-    ``CustomStreamPart`` dicts for the adapter to filter).
+    ``CustomStreamPart`` dicts for the adapter to filter). A request that
+    selected server tools also consumes root ``updates`` and yields
+    :class:`ServerToolCall` and :class:`ServerToolResult` events.
 
     Interrupt runs execute with exit durability and are drained completely
     before their :class:`LangGraphInterruptBatch` (every pending interrupt,
@@ -344,6 +359,11 @@ async def stream_run(
         run.disposition = Disposition.RETAINED
         yield run.pending
         return
+    modes: list[StreamMode] = list(_STREAM_MODES if stream else _VALUES_MODE)
+    tracker: ServerToolTracker | None = None
+    if run.request.server_tools:
+        modes.append("updates")
+        tracker = ServerToolTracker(run.request.server_tools)
     kwargs: dict[str, Any] = {}
     if run.interrupts:
         kwargs["durability"] = "exit"
@@ -352,7 +372,7 @@ async def stream_run(
         run.graph_input,
         config=run.runnable_config,
         context=run.context,
-        stream_mode=list(_STREAM_MODES if stream else _VALUES_MODE),
+        stream_mode=modes,
         version="v2",
         **kwargs,
     )
@@ -379,6 +399,9 @@ async def stream_run(
                     interrupted = interrupted or bool(part.get("interrupts"))
             elif kind == "custom":
                 yield part
+            elif kind == "updates" and tracker is not None and not part["ns"]:
+                for event in tracker.events(part["data"]):
+                    yield event
     finally:
         if not task.done():
             task.cancel()
@@ -398,6 +421,8 @@ async def stream_run(
     if not has_output:
         msg = "The graph finished without producing output."
         raise GraphError(msg)
+    if tracker is not None:
+        tracker.check_complete()
     yield await run.config.render_output(output)
 
 

@@ -14,6 +14,7 @@ from langgraph_openai_serve.api.chat.encode import (
 )
 from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
 from langgraph_openai_serve.api.runs import respond
+from langgraph_openai_serve.api.tools import check_tools
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
 
@@ -34,6 +35,9 @@ async def create_chat_completion(request: Request) -> Response:
             param="model",
         )
     graph_request, messages = decode_chat_request(body)
+    check_tools(
+        config, graph_request, [tool.function.name for tool in body.tools or ()]
+    )
     frame = ChatFrame(
         model=body.model,
         include_usage=bool(body.stream_options and body.stream_options.include_usage),

@@ -17,12 +17,18 @@ from langchain_core.messages import (
 from langgraph_openai_serve.api.common import check_metadata
 from langgraph_openai_serve.api.messages import check_tool_exchanges, parse_arguments
 from langgraph_openai_serve.api.responses.request import (
+    CustomToolCallItem,
+    CustomToolCallOutputItem,
+    CustomToolChoice,
     FunctionCallItem,
     FunctionCallOutputItem,
+    FunctionTool,
     InputText,
     MessageItem,
     OutputText,
     ResponseCreateRequest,
+    WebSearchCallItem,
+    WebSearchSelector,
 )
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.interrupt import (
@@ -34,9 +40,11 @@ from langgraph_openai_serve.graph.interrupt import (
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
     GraphRequest,
+    NamedCustomToolChoice,
     NamedFunctionToolChoice,
     ToolChoice,
 )
+from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
 
 __all__ = ["DecodedResponseRequest", "decode_response_request"]
 
@@ -87,6 +95,15 @@ def _message(item: MessageItem, index: int) -> BaseMessage:
     return SystemMessage(content=content, additional_kwargs=kwargs)
 
 
+def _append_call(messages: list[BaseMessage], call: dict[str, Any]) -> None:
+    last = messages[-1] if messages else None
+    if isinstance(last, AIMessage):
+        # Consecutive calls (and the message before them) form one turn.
+        last.tool_calls.append(call)  # type: ignore[arg-type]
+    else:
+        messages.append(AIMessage(content="", tool_calls=[call]))  # type: ignore[list-item]
+
+
 def _messages(request: ResponseCreateRequest) -> list[BaseMessage]:
     messages: list[BaseMessage] = []
     if request.instructions:
@@ -94,36 +111,85 @@ def _messages(request: ResponseCreateRequest) -> list[BaseMessage]:
     if isinstance(request.input, str):
         messages.append(HumanMessage(content=request.input))
         return messages
+    kinds: dict[str, str] = {}  # call_id -> "function" | "custom"
     for index, item in enumerate(request.input):
         if isinstance(item, MessageItem):
             messages.append(_message(item, index))
-        elif isinstance(item, FunctionCallItem):
+        elif isinstance(item, FunctionCallItem | CustomToolCallItem):
+            if isinstance(item, FunctionCallItem):
+                args = parse_arguments(
+                    item.arguments, param=f"input[{index}].arguments"
+                )
+                kinds.setdefault(item.call_id, "function")
+            else:
+                # LangChain passes a custom tool's free-form input as one argument.
+                args = {"__arg1": item.input}
+                kinds.setdefault(item.call_id, "custom")
             call = {
                 "id": item.call_id,
                 "name": item.name,
-                "args": parse_arguments(
-                    item.arguments, param=f"input[{index}].arguments"
-                ),
+                "args": args,
                 "type": "tool_call",
             }
-            last = messages[-1] if messages else None
-            if isinstance(last, AIMessage) and not isinstance(last, ToolMessage):
-                # Consecutive calls (and the message before them) form one turn.
-                last.tool_calls.append(call)  # type: ignore[arg-type]
-            else:
-                messages.append(AIMessage(content="", tool_calls=[call]))  # type: ignore[list-item]
-        elif isinstance(item, FunctionCallOutputItem):
+            _append_call(messages, call)
+        elif isinstance(item, FunctionCallOutputItem | CustomToolCallOutputItem):
+            kind = "function" if isinstance(item, FunctionCallOutputItem) else "custom"
+            if kinds.get(item.call_id, kind) != kind:
+                raise InvalidRequestError(
+                    f"The output for '{item.call_id}' is not of its call's type.",
+                    param=f"input[{index}].type",
+                )
             messages.append(ToolMessage(content=item.output, tool_call_id=item.call_id))
+        elif isinstance(item, WebSearchCallItem):
+            # A finished built-in search: history for the graph's model.
+            messages.append(AIMessage(content=[item.model_dump()]))
     check_tool_exchanges(messages, param="input")
     return messages
 
 
-def _tool_choice(request: ResponseCreateRequest) -> ToolChoice:
+def _selected_tools(
+    request: ResponseCreateRequest,
+) -> tuple[tuple[ClientFunctionTool, ...], tuple[str, ...]]:
+    functions: list[ClientFunctionTool] = []
+    server: list[str] = []
+    seen: set[str] = set()
+    for index, tool in enumerate(request.tools or ()):
+        name = WEB_SEARCH if isinstance(tool, WebSearchSelector) else tool.name
+        if name in seen:
+            raise InvalidRequestError(
+                f"The tool '{name}' is declared twice.", param=f"tools[{index}]"
+            )
+        seen.add(name)
+        if isinstance(tool, FunctionTool):
+            functions.append(
+                ClientFunctionTool(
+                    name=tool.name,
+                    description=tool.description,
+                    parameters=tool.parameters,
+                    strict=tool.strict,
+                )
+            )
+        else:
+            server.append(name)
+    return tuple(functions), tuple(server)
+
+
+def _tool_choice(
+    request: ResponseCreateRequest,
+    functions: tuple[ClientFunctionTool, ...],
+    server_tools: tuple[str, ...],
+) -> ToolChoice:
     choice = request.tool_choice
     if choice is None or isinstance(choice, str):
         return choice
-    names = {tool.name for tool in request.tools or ()}
-    if choice.name not in names:
+    if isinstance(choice, CustomToolChoice):
+        if choice.name not in server_tools or choice.name == WEB_SEARCH:
+            raise InvalidRequestError(
+                f"tool_choice names '{choice.name}', which is not a selected custom tool.",
+                param="tool_choice",
+            )
+        return NamedCustomToolChoice(choice.name)
+    if choice.name not in {tool.name for tool in functions}:
         raise InvalidRequestError(
             f"tool_choice names '{choice.name}', which is not among the tools.",
             param="tool_choice",
@@ -212,17 +278,7 @@ def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRe
             "Background responses are not enabled for this model.",
             param="background",
         )
-    tools = tuple(
-        ClientFunctionTool(
-            name=tool.name,
-            description=tool.description,
-            parameters=tool.parameters,
-            strict=tool.strict,
-        )
-        for tool in request.tools or ()
-    )
-    if len({tool.name for tool in tools}) != len(tools):
-        raise InvalidRequestError("Tool names must be unique.", param="tools")
+    tools, server_tools = _selected_tools(request)
     metadata = check_metadata(request.metadata)
     raw_run_id = metadata.get(RUN_ID_METADATA_KEY)
     run_id = parse_run_id(raw_run_id) if raw_run_id is not None else None
@@ -231,8 +287,9 @@ def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRe
         metadata=metadata,
         user=request.safety_identifier or request.user,
         tools=tools,
-        tool_choice=_tool_choice(request),
+        tool_choice=_tool_choice(request, tools, server_tools),
         parallel_tool_calls=request.parallel_tool_calls,
+        server_tools=server_tools,
     )
     if request.previous_response_id is not None:
         resume = _resume(request, run_id)

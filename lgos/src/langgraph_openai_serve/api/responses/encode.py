@@ -35,6 +35,11 @@ from langgraph_openai_serve.graph.runner import (
     TextParity,
     stream_run,
 )
+from langgraph_openai_serve.graph.server_tools import (
+    WEB_SEARCH,
+    ServerToolCall,
+    ServerToolResult,
+)
 from langgraph_openai_serve.graph.status import parse_status_event
 
 __all__ = ["ResponseFrame", "collect_response", "stream_response"]
@@ -163,6 +168,69 @@ def _function_call_item(call: ToolCallOut) -> dict[str, Any]:
     }
 
 
+def _server_call_item(call: ServerToolCall) -> dict[str, Any]:
+    if call.name == WEB_SEARCH:
+        return {
+            "id": new_id("ws"),
+            "type": "web_search_call",
+            "status": "in_progress",
+            "action": {"type": "search", "query": call.input, "queries": [call.input]},
+        }
+    return {
+        "id": new_id("ctc"),
+        "type": "custom_tool_call",
+        "status": "completed",
+        "call_id": call.call_id,
+        "name": call.name,
+        "input": call.input,
+    }
+
+
+def _custom_output_item(result: ServerToolResult) -> dict[str, Any]:
+    return {
+        "id": new_id("ctco"),
+        "type": "custom_tool_call_output",
+        "status": "completed",
+        "call_id": result.call_id,
+        "output": result.output,
+    }
+
+
+class ServerToolItems:
+    """Output items of server-tool activity, shared by JSON and SSE encoding.
+
+    A custom call becomes a ``custom_tool_call`` item and its result a
+    ``custom_tool_call_output`` item; a search becomes one ``web_search_call``
+    item completed (or failed) by its result. Backend payloads stay private.
+    """
+
+    def __init__(self, output: list[dict[str, Any]]) -> None:
+        self._output = output
+        self._searches: dict[str, int] = {}
+
+    def call(self, call: ServerToolCall) -> int:
+        """Append the call's item; return its output index."""
+        index = len(self._output)
+        self._output.append(_server_call_item(call))
+        if call.name == WEB_SEARCH:
+            self._searches[call.call_id] = index
+        return index
+
+    def result(self, result: ServerToolResult) -> int:
+        """Record a result: complete the search item, or append the output item.
+
+        Returns:
+            The output index of the item that changed or was added.
+
+        """
+        if result.name == WEB_SEARCH:
+            index = self._searches[result.call_id]
+            self._output[index]["status"] = "failed" if result.failed else "completed"
+            return index
+        self._output.append(_custom_output_item(result))
+        return len(self._output) - 1
+
+
 def _needs_message(answer: Answer) -> bool:
     return bool(answer.text or answer.refusal or not answer.tool_calls)
 
@@ -220,12 +288,17 @@ async def collect_response(run: PreparedRun, frame: ResponseFrame) -> dict[str, 
 
     """
     answer: Answer | None = None
+    server_items = ServerToolItems(frame.output)
     async for event in stream_run(run, stream=False):
-        if isinstance(event, LangGraphInterruptBatch):
+        if isinstance(event, ServerToolCall):
+            server_items.call(event)
+        elif isinstance(event, ServerToolResult):
+            server_items.result(event)
+        elif isinstance(event, LangGraphInterruptBatch):
             calls = interrupt_calls(event, frame.nonce)
             frame.output.extend(_function_call_item(call) for call in calls)
             return frame.snapshot("completed", usage=run.usage)
-        if isinstance(event, AIMessage):
+        elif isinstance(event, AIMessage):
             answer = read_answer(event)
             frame.output.extend(answer_items(answer))
     assert answer is not None
@@ -361,6 +434,57 @@ class _ResponseStream:
             self.emit("response.output_item.done", output_index=index, item=dict(item)),
         ]
 
+    def server_call(self, items: ServerToolItems, call: ServerToolCall) -> list[bytes]:
+        index = items.call(call)
+        item = self.frame.output[index]
+        fields = {"item_id": item["id"], "output_index": index}
+        if call.name == WEB_SEARCH:
+            return [
+                self.emit(
+                    "response.output_item.added", output_index=index, item=dict(item)
+                ),
+                self.emit("response.web_search_call.in_progress", **fields),
+                self.emit("response.web_search_call.searching", **fields),
+            ]
+        return [
+            self.emit(
+                "response.output_item.added",
+                output_index=index,
+                item=dict(item, input="", status="in_progress"),
+            ),
+            self.emit(
+                "response.custom_tool_call_input.delta", delta=call.input, **fields
+            ),
+            self.emit(
+                "response.custom_tool_call_input.done", input=call.input, **fields
+            ),
+            self.emit("response.output_item.done", output_index=index, item=dict(item)),
+        ]
+
+    def server_result(
+        self, items: ServerToolItems, result: ServerToolResult
+    ) -> list[bytes]:
+        index = items.result(result)
+        item = dict(self.frame.output[index])
+        frames = []
+        if result.name == WEB_SEARCH:
+            if not result.failed:
+                frames.append(
+                    self.emit(
+                        "response.web_search_call.completed",
+                        item_id=item["id"],
+                        output_index=index,
+                    )
+                )
+        else:
+            frames.append(
+                self.emit("response.output_item.added", output_index=index, item=item)
+            )
+        frames.append(
+            self.emit("response.output_item.done", output_index=index, item=item)
+        )
+        return frames
+
     def commentary(self, description: str) -> list[bytes]:
         note, added = self.open_message("commentary")
         return [
@@ -394,9 +518,16 @@ async def stream_response(
     yield stream.emit("response.in_progress", response=frame.snapshot("in_progress"))
     parity = TextParity()
     answer_message: _Message | None = None
+    server_items = ServerToolItems(frame.output)
     try:
         async for event in stream_run(run, stream=True):
-            if isinstance(event, TextChunk):
+            if isinstance(event, ServerToolCall):
+                for chunk in stream.server_call(server_items, event):
+                    yield chunk
+            elif isinstance(event, ServerToolResult):
+                for chunk in stream.server_result(server_items, event):
+                    yield chunk
+            elif isinstance(event, TextChunk):
                 if answer_message is None:
                     answer_message, added = stream.open_message("final_answer")
                     yield added
@@ -458,6 +589,9 @@ async def stream_response(
                     yield chunk
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.request.model)
+        for item in frame.output:
+            if item["type"] == "web_search_call" and item["status"] == "in_progress":
+                item["status"] = "failed"
         if answer_message is not None:
             if answer_message.text_parts is not None:
                 for chunk in stream.close_text(answer_message):

@@ -19,6 +19,10 @@ from langgraph_openai_serve.api.common import (
 )
 
 __all__ = [
+    "CustomToolCallItem",
+    "CustomToolCallOutputItem",
+    "CustomToolChoice",
+    "CustomToolSelector",
     "FunctionCallItem",
     "FunctionCallOutputItem",
     "FunctionTool",
@@ -28,6 +32,8 @@ __all__ = [
     "OutputText",
     "Refusal",
     "ResponseCreateRequest",
+    "WebSearchCallItem",
+    "WebSearchSelector",
 ]
 
 
@@ -95,6 +101,39 @@ class FunctionCallOutputItem(StrictModel):
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
+class CustomToolCallItem(StrictModel):
+    """A replayed ``custom_tool_call`` item (a server tool call)."""
+
+    type: Literal["custom_tool_call"]
+    call_id: str
+    name: str
+    input: str
+    id: str | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
+    caller: None = None
+    namespace: None = None
+
+
+class CustomToolCallOutputItem(StrictModel):
+    """A replayed ``custom_tool_call_output`` item."""
+
+    type: Literal["custom_tool_call_output"]
+    call_id: str
+    output: str
+    id: str | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
+    caller: None = None
+
+
+class WebSearchCallItem(StrictModel):
+    """A replayed ``web_search_call`` item."""
+
+    type: Literal["web_search_call"]
+    id: str
+    status: Literal["in_progress", "searching", "completed", "failed"]
+    action: dict[str, Any]
+
+
 def _item_type(value: Any) -> str:
     if isinstance(value, dict):
         return value.get("type", "message")
@@ -104,7 +143,10 @@ def _item_type(value: Any) -> str:
 InputItem = Annotated[
     Annotated[MessageItem, Tag("message")]
     | Annotated[FunctionCallItem, Tag("function_call")]
-    | Annotated[FunctionCallOutputItem, Tag("function_call_output")],
+    | Annotated[FunctionCallOutputItem, Tag("function_call_output")]
+    | Annotated[CustomToolCallItem, Tag("custom_tool_call")]
+    | Annotated[CustomToolCallOutputItem, Tag("custom_tool_call_output")]
+    | Annotated[WebSearchCallItem, Tag("web_search_call")],
     Discriminator(_item_type),
 ]
 
@@ -117,6 +159,28 @@ class FunctionTool(StrictModel):
     description: str | None = None
     parameters: ToolParameters = None
     strict: bool | None = None
+
+
+class CustomToolSelector(StrictModel):
+    """``{"type": "custom", "name": ...}``: select a registered server tool.
+
+    The graph owns the tool's description, input contract and execution, so
+    a client-supplied ``description`` or ``format`` is rejected.
+    """
+
+    type: Literal["custom"]
+    name: str = Field(min_length=1, max_length=128)
+
+
+class WebSearchSelector(StrictModel):
+    """``{"type": "web_search"}``: allow the graph's web search."""
+
+    type: Literal["web_search"]
+
+
+Tool = Annotated[
+    FunctionTool | CustomToolSelector | WebSearchSelector, Field(discriminator="type")
+]
 
 
 class FunctionToolChoice(StrictModel):
@@ -138,6 +202,18 @@ class TextConfig(StrictModel):
     format: TextFormat | None = None
 
 
+class CustomToolChoice(StrictModel):
+    """``{"type": "custom", "name": ...}``: require a selected custom tool."""
+
+    type: Literal["custom"]
+    name: str
+
+
+ToolChoiceParam = Annotated[
+    FunctionToolChoice | CustomToolChoice, Field(discriminator="type")
+]
+
+
 class ResponseCreateRequest(StrictModel):
     """``POST /v1/responses`` body, limited to the fields LGOS serves."""
 
@@ -147,8 +223,8 @@ class ResponseCreateRequest(StrictModel):
     metadata: Metadata | None = None
     store: bool | None = None
     stream: bool | None = None
-    tools: list[FunctionTool] | None = None
-    tool_choice: Literal["none", "auto", "required"] | FunctionToolChoice | None = None
+    tools: list[Tool] | None = None
+    tool_choice: Literal["none", "auto", "required"] | ToolChoiceParam | None = None
     parallel_tool_calls: bool | None = None
     safety_identifier: SafetyIdentifier | None = None
     user: str | None = None

@@ -1,0 +1,230 @@
+"""Server tools: selection rules, items, streaming events, replay and failures."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from typing import Any
+
+import httpx
+import pytest
+from openai import AsyncOpenAI
+
+from tests.contract.openapi import validate
+from tests.lgos.conftest import parse_sse
+
+pytestmark = pytest.mark.anyio
+
+BOTH = [{"type": "custom", "name": "lgos_package_version"}, {"type": "web_search"}]
+
+
+async def _post(http: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
+    return await http.post("/v1/responses", json={"model": "server-tools", **body})
+
+
+async def test_calls_results_and_answer_in_one_response(
+    http: httpx.AsyncClient,
+) -> None:
+    reply = await _post(
+        http, {"input": "version and search: langgraph, openai", "tools": BOTH}
+    )
+    assert reply.status_code == 200, reply.text
+    data = reply.json()
+    validate("Response", data)
+    kinds = [(item["type"], item["status"]) for item in data["output"]]
+    assert kinds == [
+        ("custom_tool_call", "completed"),
+        ("web_search_call", "completed"),
+        ("web_search_call", "completed"),
+        ("custom_tool_call_output", "completed"),
+        ("message", "completed"),
+    ]
+    call, output = data["output"][0], data["output"][3]
+    assert (call["name"], call["input"], output["call_id"]) == (
+        "lgos_package_version",
+        "pydantic",
+        call["call_id"],
+    )
+    assert output["output"] == version("pydantic")
+    assert [i["action"]["query"] for i in data["output"][1:3]] == [
+        "langgraph",
+        "openai",
+    ]
+    # Backend payloads (result text, sources) stay private.
+    assert "sources" not in data["output"][1]["action"]
+    answer = data["output"][-1]["content"][0]["text"]
+    assert (
+        answer
+        == f"Found: {version('pydantic')}; Result for langgraph; Result for openai"
+    )
+
+
+async def test_streamed_server_tool_events(http: httpx.AsyncClient) -> None:
+    reply = await _post(
+        http, {"input": "version and search: x", "tools": BOTH, "stream": True}
+    )
+    events = [e["data"] for e in parse_sse(reply.text)]
+    for event in events:
+        validate("ResponseStreamEvent", event)
+    types = [e["type"] for e in events]
+    for expected in (
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+        "response.web_search_call.in_progress",
+        "response.web_search_call.searching",
+        "response.web_search_call.completed",
+    ):
+        assert types.count(expected) == 1, expected
+    assert types.index("response.web_search_call.completed") < types.index(
+        "response.output_text.delta"
+    )
+    delta = next(
+        e for e in events if e["type"] == "response.custom_tool_call_input.delta"
+    )
+    assert delta["delta"] == "pydantic"
+    final = events[-1]["response"]
+    assert final["status"] == "completed"
+    assert [i["type"] for i in final["output"]] == [
+        "custom_tool_call",
+        "web_search_call",
+        "custom_tool_call_output",
+        "message",
+    ]
+
+
+async def test_only_selected_tools_run(openai_client: AsyncOpenAI) -> None:
+    custom_only = await openai_client.responses.create(
+        model="server-tools", input="version and search: x", tools=BOTH[:1]
+    )
+    assert [i.type for i in custom_only.output] == [
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "message",
+    ]
+    none = await openai_client.responses.create(model="server-tools", input="search: x")
+    assert [i.type for i in none.output] == ["message"]
+    forced = await openai_client.responses.create(
+        model="server-tools", input="hello: q", tools=BOTH[1:], tool_choice="required"
+    )
+    assert [i.type for i in forced.output] == ["web_search_call", "message"]
+
+
+async def test_replayed_items_are_history(openai_client: AsyncOpenAI) -> None:
+    first = await openai_client.responses.create(
+        model="server-tools", input="version and search: x", tools=BOTH
+    )
+    ledger: list[Any] = [{"role": "user", "content": "version and search: x"}]
+    ledger += [item.model_dump(exclude_none=True) for item in first.output]
+    ledger.append({"role": "user", "content": "thanks"})
+    second = await openai_client.responses.create(
+        model="server-tools", input=ledger, tools=BOTH
+    )
+    assert second.output[-1].type == "message"
+    # Replayed activity is input, not a new update: it is not emitted again.
+    assert [i.type for i in second.output] == ["message"]
+
+
+async def test_failed_search_is_a_failed_item(openai_client: AsyncOpenAI) -> None:
+    response = await openai_client.responses.create(
+        model="server-tools", input="search: fail here", tools=BOTH[1:]
+    )
+    search = response.output[0]
+    assert (search.type, search.status) == ("web_search_call", "failed")
+    assert response.status == "completed"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "message"),
+    [
+        ("search: orphan", "without a result"),
+        ("repeat", "twice"),
+    ],
+)
+async def test_broken_server_activity_fails(
+    http: httpx.AsyncClient, prompt: str, message: str
+) -> None:
+    reply = await _post(http, {"input": prompt, "tools": BOTH})
+    assert reply.status_code == 500
+    assert message in reply.json()["error"]["message"]
+    streamed = await _post(http, {"input": prompt, "tools": BOTH, "stream": True})
+    events = [e["data"] for e in parse_sse(streamed.text)]
+    assert events[-1]["type"] == "response.failed"
+    for event in events:
+        validate("ResponseStreamEvent", event)
+
+
+@pytest.mark.parametrize(
+    ("tools", "choice", "param"),
+    [
+        (
+            [{"type": "custom", "name": "lgos_package_version", "description": "x"}],
+            None,
+            "tools[0].description",
+        ),
+        (
+            [
+                {
+                    "type": "custom",
+                    "name": "lgos_package_version",
+                    "format": {"type": "text"},
+                }
+            ],
+            None,
+            "tools[0].format",
+        ),
+        ([{"type": "custom", "name": "not_registered"}], None, "tools[0]"),
+        ([{"type": "function", "name": "lgos_package_version"}], None, "tools[0].name"),
+        ([{"type": "web_search"}, {"type": "web_search"}], None, "tools[1]"),
+        (
+            [{"type": "web_search", "search_context_size": "high"}],
+            None,
+            "tools[0].search_context_size",
+        ),
+        (BOTH, {"type": "web_search"}, "tool_choice"),
+        (BOTH[1:], {"type": "custom", "name": "lgos_package_version"}, "tool_choice"),
+    ],
+)
+async def test_selection_rules(http: httpx.AsyncClient, tools, choice, param) -> None:
+    body: dict[str, Any] = {"input": "x", "tools": tools}
+    if choice is not None:
+        body["tool_choice"] = choice
+    reply = await _post(http, body)
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["error"]["param"] == param
+
+
+async def test_models_without_the_tool_reject_it(http: httpx.AsyncClient) -> None:
+    reply = await http.post(
+        "/v1/responses",
+        json={"model": "echo", "input": "x", "tools": [{"type": "web_search"}]},
+    )
+    assert reply.status_code == 400
+    assert reply.json()["error"]["param"] == "tools[0]"
+
+
+async def test_chat_invokes_but_cannot_select(openai_client: AsyncOpenAI) -> None:
+    completion = await openai_client.chat.completions.create(
+        model="server-tools",
+        messages=[{"role": "user", "content": "version and search: x"}],
+    )
+    assert completion.choices[0].message.content == "Found: "
+    import openai
+
+    with pytest.raises(openai.BadRequestError) as raised:
+        await openai_client.chat.completions.create(
+            model="server-tools",
+            messages=[{"role": "user", "content": "x"}],
+            tools=[{"type": "function", "function": {"name": "web_search"}}],
+        )
+    assert raised.value.param == "tools[0].name"
+
+
+async def test_named_custom_choice_reaches_the_graph(
+    openai_client: AsyncOpenAI,
+) -> None:
+    response = await openai_client.responses.create(
+        model="server-tools",
+        input="version please",
+        tools=BOTH,
+        tool_choice={"type": "custom", "name": "lgos_package_version"},
+    )
+    assert response.output[0].type == "custom_tool_call"
