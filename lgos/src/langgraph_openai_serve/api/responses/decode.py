@@ -185,7 +185,7 @@ def _tool_choice(
     if isinstance(choice, CustomToolChoice):
         if choice.name not in server_tools or choice.name == WEB_SEARCH:
             raise InvalidRequestError(
-                f"tool_choice names '{choice.name}', which is not a selected custom tool.",
+                f"tool_choice names '{choice.name}', not a selected custom tool.",
                 param="tool_choice",
             )
         return NamedCustomToolChoice(choice.name)
