@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from fastapi import FastAPI, Request
 from starlette.routing import Mount
@@ -51,6 +52,8 @@ class LanggraphOpenaiServe:
             authenticated tenant) isolating interrupt checkpoints. Never derive
             it from caller-controlled metadata or the OpenAI ``user`` fields.
             Default: the single shared scope ``"default"``.
+        background: A ``BackgroundBackend`` running ``background=true``
+            Responses for models declaring ``GraphFeature.BACKGROUND``.
         settings: Package settings; read from ``LGOS_*`` variables when None.
 
     """
@@ -60,10 +63,12 @@ class LanggraphOpenaiServe:
         registry: GraphRegistry,
         app: FastAPI | None = None,
         checkpoint_scope: Callable[[Request], str | Awaitable[str]] | None = None,
+        background: Any = None,
         *,
         settings: LgosSettings | None = None,
     ) -> None:
         self.graph_registry = registry
+        self.background = background
         self.checkpoint_scope = checkpoint_scope or _default_scope
         self.settings = settings or LgosSettings()
         self.app: FastAPI = app or FastAPI(title=_TITLE, version=get_version())
@@ -110,6 +115,7 @@ class LanggraphOpenaiServe:
         )
         openai_app.state.graph_registry = self.graph_registry
         openai_app.state.checkpoint_scope = self.checkpoint_scope
+        openai_app.state.background_backend = self.background
         openai_app.state.created = int(time.time())
         configure_openai_error_handlers(openai_app)
         for router in (models_router, responses_router, chat_router, health_router):

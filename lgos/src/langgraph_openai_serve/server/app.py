@@ -11,6 +11,7 @@ from datetime import timedelta
 from fastapi import FastAPI
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
+from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.graph.interrupt import sweep_forever
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.resources import RegistryFactory, open_resources
@@ -57,7 +58,8 @@ def create_app(
     The app's lifespan opens the :class:`ServerResources` (PostgreSQL when
     ``LGOS_POSTGRES_URI`` is set, else in memory), builds the registry
     (entering it when the factory returns an async context manager), mounts
-    the OpenAI routes under ``settings.openai_api_prefix``, and runs the
+    the OpenAI routes under ``settings.openai_api_prefix`` with the in-process
+    background engine, and runs the
     interrupt TTL sweep every ``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``.
 
     Args:
@@ -83,7 +85,11 @@ def create_app(
             if not isinstance(registry, GraphRegistry):
                 msg = "The registry factory must produce a GraphRegistry."
                 raise TypeError(msg)
-            LanggraphOpenaiServe(registry, app, settings=settings).bind_openai_api()
+            background = InMemoryBackgroundBackend(registry)
+            await stack.enter_async_context(background.lifespan(app))
+            LanggraphOpenaiServe(
+                registry, app, background=background, settings=settings
+            ).bind_openai_api()
             if settings.interrupt_sweep_interval_minutes > 0:
                 sweep = asyncio.create_task(
                     sweep_forever(

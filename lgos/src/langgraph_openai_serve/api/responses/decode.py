@@ -263,20 +263,15 @@ def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRe
 
     Raises:
         InvalidRequestError: Values outside the served subset (``store=true``
-            in the foreground, ``background``), metadata over OpenAI's limits,
+            in the foreground), metadata over OpenAI's limits,
             unmatched tool exchanges, duplicate tool names, an invalid
             ``metadata.lgos_run_id``, or a malformed resume.
 
     """
-    if request.store:
+    if request.store and not request.background:
         raise InvalidRequestError(
             "Foreground responses are not stored; send store=false or omit it.",
             param="store",
-        )
-    if request.background:
-        raise InvalidRequestError(
-            "Background responses are not enabled for this model.",
-            param="background",
         )
     tools, server_tools = _selected_tools(request)
     metadata = check_metadata(request.metadata)

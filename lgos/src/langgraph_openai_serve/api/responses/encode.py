@@ -63,6 +63,7 @@ class ResponseFrame:
     response_id: str = field(default_factory=lambda: new_id("resp"))
     nonce: str = ""
     """The Response nonce of an interrupt run (see ``graph.interrupt``)."""
+    background: bool = False
     created_at: int = field(default_factory=lambda: int(time.time()))
     output: list[dict[str, Any]] = field(default_factory=list)
 
@@ -81,7 +82,7 @@ class ResponseFrame:
             "object": "response",
             "created_at": self.created_at,
             "status": status,
-            "background": False,
+            "background": self.background,
             "error": error,
             "incomplete_details": (
                 {"reason": incomplete_reason} if incomplete_reason else None
@@ -95,7 +96,7 @@ class ResponseFrame:
                 if request.parallel_tool_calls is None
                 else request.parallel_tool_calls
             ),
-            "store": False,
+            "store": bool(self.background and request.store),
             "temperature": None,
             "text": {"format": {"type": "text"}},
             "tool_choice": _tool_choice(request),

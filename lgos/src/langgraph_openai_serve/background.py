@@ -1,0 +1,297 @@
+"""Background Responses: polling-only runs executed by a background engine.
+
+``POST /v1/responses`` with ``background=true`` validates the request, hands a
+:class:`BackgroundJob` to the configured :class:`BackgroundBackend` and returns
+the queued Response at once. The engine's worker calls
+:func:`execute_background_job`, which runs the foreground non-streaming path,
+so interrupts and output rendering behave exactly as in the foreground.
+``GET /v1/responses/{id}`` and ``POST /v1/responses/{id}/cancel`` read and
+cancel background runs only.
+
+Background Response IDs have the interrupt shape
+``resp_lg_<run UUID hex>_<engine run UUID hex>``: reading one needs no lookup
+table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import orjson
+from anyio import CancelScope, create_task_group
+from anyio.abc import TaskGroup
+
+from langgraph_openai_serve.api.responses.encode import ResponseFrame, collect_response
+from langgraph_openai_serve.api.responses.plan import plan_response
+from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.runs import failure_message
+from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.graph.interrupt import interrupt_response_id
+from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.runner import prepare_run
+
+__all__ = [
+    "BackgroundBackend",
+    "BackgroundJob",
+    "BackgroundRun",
+    "BackgroundStatus",
+    "InMemoryBackgroundBackend",
+    "execute_background_job",
+    "idempotency_digest",
+    "request_fingerprint",
+]
+
+logger = logging.getLogger(__name__)
+
+BackgroundStatus = Literal[
+    "queued", "in_progress", "completed", "failed", "cancelled", "incomplete"
+]
+TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "incomplete"})
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundJob:
+    """What a background engine runs: one validated Responses request.
+
+    Attributes:
+        request: The request as JSON (``background: true``).
+        owner_scope: The checkpoint scope of the submitter; reads, cancels
+            and interrupt checkpoints are confined to it.
+        run_id: The run UUID, chosen at submission (embedded in the
+            Response ID; for interrupt graphs it is the operation's run).
+        created_at: Unix seconds of the submission.
+        idempotency_key: The scoped ``Idempotency-Key`` digest (or a random
+            key when the client sent none).
+        fingerprint: SHA-256 of the canonical request, to detect a key
+            reused with different content.
+
+    """
+
+    request: dict[str, Any]
+    owner_scope: str
+    run_id: str
+    created_at: int
+    idempotency_key: str
+    fingerprint: str
+
+
+@dataclass(slots=True)
+class BackgroundRun:
+    """A background engine's view of one job.
+
+    Attributes:
+        id: The engine's run ID (a UUID string).
+        job: The job.
+        status: Its status.
+        response: The final Response JSON once the run ended, else None.
+
+    """
+
+    id: str
+    job: BackgroundJob
+    status: BackgroundStatus = "queued"
+    response: dict[str, Any] | None = None
+
+    @property
+    def response_id(self) -> str:
+        """The public Response ID: ``resp_lg_<run>_<engine run>``."""
+        return interrupt_response_id(uuid.UUID(self.job.run_id), uuid.UUID(self.id).hex)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Return the public ``Response`` for the run's current state."""
+        if self.response is not None:
+            return self.response
+        frame = _frame(self)
+        if self.status in {"completed", "failed", "incomplete"}:
+            error = {
+                "code": "server_error",
+                "message": "The background response failed.",
+            }
+            return frame.snapshot("failed", error=error)
+        return frame.snapshot(self.status)
+
+
+def _frame(run: BackgroundRun) -> ResponseFrame:
+    request = ResponseCreateRequest.model_validate(run.job.request)
+    frame = ResponseFrame(request=request, response_id=run.response_id)
+    frame.created_at = run.job.created_at
+    frame.background = True
+    return frame
+
+
+@runtime_checkable
+class BackgroundBackend(Protocol):
+    """An engine that runs :class:`BackgroundJob` s and keeps their outcome."""
+
+    async def submit(self, job: BackgroundJob) -> BackgroundRun:
+        """Start ``job``, or return the run already holding its idempotency key."""
+        ...
+
+    async def get(self, run_id: str) -> BackgroundRun | None:
+        """Read one run, or return None when the engine does not have it."""
+        ...
+
+    async def cancel(self, run_id: str) -> None:
+        """Stop one run; a finished run keeps its outcome."""
+        ...
+
+
+def idempotency_digest(scope: str, key: str) -> str:
+    """Return the scoped digest of an ``Idempotency-Key`` (64 hex characters)."""
+    return hashlib.sha256(f"lgos/idempotency\x00{scope}\x00{key}".encode()).hexdigest()
+
+
+def request_fingerprint(request: dict[str, Any]) -> str:
+    """Return SHA-256 over the canonical JSON of a request."""
+    return hashlib.sha256(
+        orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
+
+
+async def execute_background_job(
+    job: BackgroundJob, engine_run_id: str, registry: GraphRegistry
+) -> dict[str, Any]:
+    """Run one job through the foreground non-streaming Responses path.
+
+    Request errors found only now (for example a stale interrupt answer,
+    checked once the run holds its lease) and graph failures become a
+    ``failed`` Response; the engine stores whatever this returns.
+
+    Returns:
+        The final Response JSON (``completed``, ``incomplete`` or ``failed``).
+
+    """
+    request = ResponseCreateRequest.model_validate(job.request)
+    frame = ResponseFrame(request=request)
+    try:
+        decoded, frame, run_id = plan_response(
+            request,
+            registry,
+            run_id=uuid.UUID(job.run_id),
+            nonce=uuid.UUID(engine_run_id).hex,
+        )
+        frame.created_at = job.created_at
+        frame.background = True
+        async with prepare_run(
+            decoded.graph_request,
+            decoded.messages,
+            registry,
+            checkpoint_scope=job.owner_scope,
+            resume=decoded.resume,
+            run_id=run_id,
+        ) as run:
+            return await collect_response(run, frame)
+    except InvalidRequestError as exc:
+        message = exc.message
+    except Exception as exc:
+        logger.exception("Background run %s failed", engine_run_id)
+        message = failure_message(exc)
+    frame.response_id = interrupt_response_id(
+        uuid.UUID(job.run_id), uuid.UUID(engine_run_id).hex
+    )
+    frame.created_at = job.created_at
+    frame.background = True
+    return frame.snapshot("failed", error={"code": "server_error", "message": message})
+
+
+@dataclass
+class InMemoryBackgroundBackend:
+    """Runs jobs as tasks of this process, for development and tests.
+
+    Enter :meth:`lifespan` in the application's lifespan; runs and their
+    outcomes live in memory and are lost on restart.
+
+    Args:
+        registry: The graphs the jobs run.
+
+    """
+
+    registry: GraphRegistry
+    _runs: dict[str, BackgroundRun] = field(default_factory=dict)
+    _keys: dict[str, str] = field(default_factory=dict)
+    _scopes: dict[str, CancelScope] = field(default_factory=dict)
+    _tasks: TaskGroup | None = None
+
+    @asynccontextmanager
+    async def lifespan(self, _app: object = None) -> AsyncIterator[None]:
+        """Own the execution tasks for one ASGI application lifespan."""
+        async with create_task_group() as tasks:
+            self._tasks = tasks
+            try:
+                yield
+            finally:
+                self._tasks = None
+                tasks.cancel_scope.cancel()
+
+    async def submit(self, job: BackgroundJob) -> BackgroundRun:
+        """Start one task, or return the run holding the job's key.
+
+        Raises:
+            RuntimeError: The lifespan is not running.
+
+        """
+        if self._tasks is None:
+            msg = "The in-memory background backend lifespan is not running."
+            raise RuntimeError(msg)
+        if (existing := self._keys.get(job.idempotency_key)) is not None:
+            return self._runs[existing]
+        run = BackgroundRun(id=str(uuid.uuid4()), job=job)
+        self._runs[run.id] = run
+        self._keys[job.idempotency_key] = run.id
+        self._scopes[run.id] = CancelScope()
+        self._tasks.start_soon(self._execute, run)
+        return run
+
+    async def get(self, run_id: str) -> BackgroundRun | None:
+        """Read one run."""
+        return self._runs.get(run_id)
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel a queued or running run; a finished run keeps its outcome."""
+        run = self._runs.get(run_id)
+        if run is None or run.status in TERMINAL_STATUSES:
+            return
+        run.status = "cancelled"
+        if (scope := self._scopes.get(run_id)) is not None:
+            scope.cancel()
+
+    async def _execute(self, run: BackgroundRun) -> None:
+        scope = self._scopes[run.id]
+        with scope:
+            if run.status == "cancelled":
+                return
+            run.status = "in_progress"
+            response = await execute_background_job(run.job, run.id, self.registry)
+            run.response = response
+            run.status = response["status"]
+        self._scopes.pop(run.id, None)
+        if scope.cancelled_caught or run.status == "cancelled":
+            run.status = "cancelled"
+            run.response = None
+
+
+def new_job(
+    request: dict[str, Any],
+    *,
+    owner_scope: str,
+    run_id: uuid.UUID,
+    idempotency_key: str | None,
+) -> BackgroundJob:
+    """Build a job for a validated background request."""
+    return BackgroundJob(
+        request=request,
+        owner_scope=owner_scope,
+        run_id=str(run_id),
+        created_at=int(time.time()),
+        idempotency_key=idempotency_digest(owner_scope, idempotency_key)
+        if idempotency_key is not None
+        else uuid.uuid4().hex,
+        fingerprint=request_fingerprint(request),
+    )
