@@ -1,0 +1,326 @@
+"""Background Responses on the in-memory engine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from fastapi import FastAPI
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, MessagesState, StateGraph
+from openai import AsyncOpenAI
+
+from langgraph_openai_serve import (
+    GraphConfig,
+    GraphFeature,
+    GraphRegistry,
+    LanggraphOpenaiServe,
+)
+from langgraph_openai_serve.background import InMemoryBackgroundBackend, new_job
+from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+from tests.contract.openapi import validate
+from tests.lgos.interrupt_graphs import Counter, approval_graph
+
+pytestmark = pytest.mark.anyio
+
+BACKGROUND = frozenset({GraphFeature.BACKGROUND})
+
+
+class Gate:
+    """Lets a test hold the slow graph until it decides to release it."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        self.runs = 0
+        self.cancelled = 0
+
+
+def slow_graph(gate: Gate) -> Any:
+    async def work(state: MessagesState) -> dict[str, Any]:
+        gate.runs += 1
+        gate.entered.set()
+        try:
+            await gate.release.wait()
+        except asyncio.CancelledError:
+            gate.cancelled += 1
+            raise
+        if state["messages"][-1].text == "boom":
+            raise RuntimeError("secret")
+        return {"messages": [AIMessage(f"Done: {state['messages'][-1].text}")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("work", work)
+    builder.add_edge(START, "work")
+    return builder.compile()
+
+
+class Env:
+    def __init__(self) -> None:
+        self.gate = Gate()
+        saver = InMemorySaver()
+        self.registry = GraphRegistry(
+            graphs={
+                "slow": GraphConfig(
+                    graph=slow_graph(self.gate),
+                    description="Slow.",
+                    features=BACKGROUND,
+                ),
+                "foreground-only": GraphConfig(
+                    graph=slow_graph(Gate()), description="FG."
+                ),
+                "approval": GraphConfig(
+                    graph=approval_graph(saver, Counter()),
+                    description="Approval.",
+                    features=BACKGROUND | {GraphFeature.INTERRUPTS},
+                ),
+            },
+            run_coordinator=InMemoryRunCoordinator(),
+        )
+        self.backend = InMemoryBackgroundBackend(self.registry)
+        self.app = FastAPI()
+        LanggraphOpenaiServe(
+            self.registry,
+            self.app,
+            background=self.backend,
+            checkpoint_scope=lambda r: r.headers.get("x-tenant", "t1"),
+        ).bind_openai_api()
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
+    state = Env()
+    async with (
+        state.backend.lifespan(),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=state.app)) as http,
+    ):
+        yield (
+            state,
+            AsyncOpenAI(
+                base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
+            ),
+        )
+
+
+async def poll(client: AsyncOpenAI, response_id: str, **kwargs: Any) -> Any:
+    for _ in range(500):
+        response = await client.responses.retrieve(response_id, **kwargs)
+        if response.status not in {"queued", "in_progress"}:
+            return response
+        await asyncio.sleep(0.01)
+    raise AssertionError("the background response never finished")
+
+
+async def test_submit_poll_complete(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    queued = await client.responses.create(model="slow", input="hello", background=True)
+    assert (queued.status, queued.background) == ("queued", True)
+    assert queued.id.startswith("resp_lg_")
+    await state.gate.entered.wait()
+    running = await client._client.get(f"http://lgos/v1/responses/{queued.id}")
+    assert running.json()["status"] == "in_progress"
+    validate("Response", running.json())
+    state.gate.release.set()
+    done = await poll(client, queued.id)
+    assert (done.status, done.output_text, done.id) == (
+        "completed",
+        "Done: hello",
+        queued.id,
+    )
+    assert done.background is True
+    raw = await client._client.get(f"http://lgos/v1/responses/{queued.id}")
+    validate("Response", raw.json())
+
+
+async def test_store_true_is_accepted(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    state.gate.release.set()
+    queued = await client.responses.create(
+        model="slow", input="x", background=True, store=True
+    )
+    assert (await poll(client, queued.id)).store is True
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"model": "slow", "stream": True}, "stream"),
+        ({"model": "foreground-only"}, "background"),
+        ({"model": "slow", "conversation": "c1"}, "conversation"),
+    ],
+)
+async def test_rejected_background_requests(env, kwargs, param) -> None:
+    _, client = env
+    with pytest.raises(openai.BadRequestError) as raised:
+        await client.responses.create(input="x", background=True, **kwargs)
+    assert raised.value.param == param
+
+
+async def test_idempotency_key(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    headers = {"Idempotency-Key": "order-42"}
+    first = await client.responses.create(
+        model="slow", input="a", background=True, extra_headers=headers
+    )
+    again = await client.responses.create(
+        model="slow", input="a", background=True, extra_headers=headers
+    )
+    assert again.id == first.id
+    with pytest.raises(openai.UnprocessableEntityError) as reused:
+        await client.responses.create(
+            model="slow", input="b", background=True, extra_headers=headers
+        )
+    assert reused.value.code == "idempotency_key_reused"
+    # Another scope's identical key is another key.
+    other = await client.responses.create(
+        model="slow",
+        input="a",
+        background=True,
+        extra_headers={**headers, "x-tenant": "t2"},
+    )
+    assert other.id != first.id
+    with pytest.raises(openai.BadRequestError):
+        await client.responses.create(
+            model="slow",
+            input="a",
+            background=True,
+            extra_headers={"Idempotency-Key": "k" * 256},
+        )
+    state.gate.release.set()
+    await poll(client, first.id)
+    assert state.gate.runs == 2  # the retry started no second run
+
+
+async def test_cancel_running_and_finished(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    queued = await client.responses.create(model="slow", input="x", background=True)
+    await state.gate.entered.wait()
+    cancelled = await client.responses.cancel(queued.id)
+    assert cancelled.status == "cancelled"
+    await asyncio.sleep(0.05)
+    assert state.gate.cancelled == 1
+    assert (await client.responses.retrieve(queued.id)).status == "cancelled"
+
+    state.gate.release.set()
+    finished = await client.responses.create(model="slow", input="y", background=True)
+    done = await poll(client, finished.id)
+    after = await client.responses.cancel(finished.id)
+    assert (done.status, after.status, after.output_text) == (
+        "completed",
+        "completed",
+        "Done: y",
+    )
+
+
+async def test_cancel_while_queued(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    run = await state.backend.submit(
+        __import__("langgraph_openai_serve.background", fromlist=["new_job"]).new_job(
+            {"model": "slow", "input": "q", "background": True},
+            owner_scope="t1",
+            run_id=__import__("uuid").uuid4(),
+            idempotency_key=None,
+        )
+    )
+    await state.backend.cancel(run.id)  # before its task first runs
+    await asyncio.sleep(0.05)
+    assert run.status == "cancelled"
+    assert state.gate.runs == 0
+
+
+async def test_failures_and_lookups(env: tuple[Env, AsyncOpenAI]) -> None:
+    state, client = env
+    state.gate.release.set()
+    failed = await poll(
+        client,
+        (await client.responses.create(model="slow", input="boom", background=True)).id,
+    )
+    assert failed.status == "failed"
+    assert failed.error is not None and "secret" not in failed.error.message
+    for bad in ("resp_123", "resp_lg_" + "0" * 32 + "_" + "1" * 32):
+        with pytest.raises(openai.NotFoundError):
+            await client.responses.retrieve(bad)
+    foreground = await client.responses.create(model="slow", input="fg")
+    with pytest.raises(openai.NotFoundError):
+        await client.responses.retrieve(foreground.id)
+    with pytest.raises(openai.NotFoundError):
+        await client.responses.retrieve(failed.id, extra_headers={"x-tenant": "t2"})
+    with pytest.raises(openai.NotFoundError):
+        await client.responses.cancel(failed.id, extra_headers={"x-tenant": "t2"})
+
+
+async def test_background_interrupts(env: tuple[Env, AsyncOpenAI]) -> None:
+    _, client = env
+    paused = await poll(
+        client,
+        (
+            await client.responses.create(
+                model="approval", input="refund?", background=True
+            )
+        ).id,
+    )
+    assert paused.status == "completed"
+    calls = [i for i in paused.output if i.type == "function_call"]
+    assert [c.name for c in calls] == ["lgos_interrupt"]
+    assert json.loads(calls[0].arguments)["choices"] == ["approve", "reject"]
+    answer = [
+        {
+            "type": "function_call_output",
+            "call_id": calls[0].call_id,
+            "output": "approve",
+        }
+    ]
+    # The answer may itself run in the background...
+    done = await poll(
+        client,
+        (
+            await client.responses.create(
+                model="approval",
+                previous_response_id=paused.id,
+                input=answer,
+                background=True,
+            )
+        ).id,
+    )
+    assert done.output_text == "Decision: approve"
+    # ...and a stale answer fails inside the worker, where the lease is held.
+    stale = await poll(
+        client,
+        (
+            await client.responses.create(
+                model="approval",
+                previous_response_id=paused.id,
+                input=answer,
+                background=True,
+            )
+        ).id,
+    )
+    assert stale.status == "failed"
+    # A foreground pause can be answered in the background and vice versa.
+    fg_paused = await client.responses.create(model="approval", input="again")
+    fg_calls = [i for i in fg_paused.output if i.type == "function_call"]
+    bg_done = await poll(
+        client,
+        (
+            await client.responses.create(
+                model="approval",
+                previous_response_id=fg_paused.id,
+                background=True,
+                input=[
+                    {
+                        "type": "function_call_output",
+                        "call_id": fg_calls[0].call_id,
+                        "output": "reject",
+                    }
+                ],
+            )
+        ).id,
+    )
+    assert bg_done.output_text == "Decision: reject"
