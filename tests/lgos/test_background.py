@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,7 +22,7 @@ from langgraph_openai_serve import (
     GraphRegistry,
     LanggraphOpenaiServe,
 )
-from langgraph_openai_serve.background import InMemoryBackgroundBackend, new_job
+from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from tests.contract.openapi import validate
 from tests.lgos.interrupt_graphs import Counter, approval_graph
