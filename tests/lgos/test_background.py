@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,7 +23,7 @@ from langgraph_openai_serve import (
     GraphRegistry,
     LanggraphOpenaiServe,
 )
-from langgraph_openai_serve.background import InMemoryBackgroundBackend
+from langgraph_openai_serve.background import InMemoryBackgroundBackend, new_job
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from tests.contract.openapi import validate
 from tests.lgos.interrupt_graphs import Counter, approval_graph
@@ -219,15 +220,14 @@ async def test_cancel_running_and_finished(env: tuple[Env, AsyncOpenAI]) -> None
 
 
 async def test_cancel_while_queued(env: tuple[Env, AsyncOpenAI]) -> None:
-    state, client = env
-    run = await state.backend.submit(
-        __import__("langgraph_openai_serve.background", fromlist=["new_job"]).new_job(
-            {"model": "slow", "input": "q", "background": True},
-            owner_scope="t1",
-            run_id=__import__("uuid").uuid4(),
-            idempotency_key=None,
-        )
+    state, _ = env
+    job = new_job(
+        {"model": "slow", "input": "q", "background": True},
+        owner_scope="t1",
+        run_id=uuid.uuid4(),
+        idempotency_key=None,
     )
+    run = await state.backend.submit(job)
     await state.backend.cancel(run.id)  # before its task first runs
     await asyncio.sleep(0.05)
     assert run.status == "cancelled"
