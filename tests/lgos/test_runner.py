@@ -117,3 +117,35 @@ async def test_closing_the_stream_cancels_the_graph_once() -> None:
     assert cancelled == [True]
     leftovers = [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"]
     assert leftovers == []
+
+
+async def test_nostream_model_calls_stay_private() -> None:
+    from langgraph.constants import TAG_NOSTREAM
+
+    from lgos_demo_api.offline import OfflineChatModel
+
+    planner = OfflineChatModel(responder=lambda m, t, c: "private plan text").with_config(
+        tags=[TAG_NOSTREAM]
+    )
+    writer = OfflineChatModel(responder=lambda m, t, c: "the public answer")
+
+    async def respond(state: MessagesState) -> dict[str, Any]:
+        plan = await planner.ainvoke(state["messages"])
+        assert plan.text == "private plan text"  # the call still runs
+        return {"messages": [await writer.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("respond", respond)
+    builder.add_edge(START, "respond")
+    registry = GraphRegistry(
+        graphs={"m": GraphConfig(graph=builder.compile(), description="d")}
+    )
+    events = [
+        e
+        async for e in run_langgraph_stream(
+            GraphRequest(model="m"), [HumanMessage("x")], registry
+        )
+    ]
+    streamed = [e.text for e in events if isinstance(e, TextChunk)]
+    assert "".join(streamed) == "the public answer"
+    assert len(streamed) == 3
