@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     UI_TIMEOUT_MS,
     Service,
     open_chat,
+    send,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -43,8 +44,7 @@ def test_chat_streams_an_answer_that_follows_the_settings(
     dialog.locator("#confirm").click()
     expect(dialog).to_be_hidden()
 
-    page.locator("#chat-input").fill("What is a river delta?")
-    page.keyboard.press("Enter")
+    send(page, "What is a river delta?")
 
     answers = page.locator(ANSWERS)
     first = answers.last
@@ -76,8 +76,7 @@ def test_chat_streams_an_answer_that_follows_the_settings(
     dialog.locator("#confirm").click()
     expect(dialog).to_be_hidden()
 
-    page.locator("#chat-input").fill("And an estuary?")
-    page.keyboard.press("Enter")
+    send(page, "And an estuary?")
     expect(answers).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
     second = answers.nth(1)
     expect(second).to_contain_text(

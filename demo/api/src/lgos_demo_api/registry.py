@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 
 from langgraph_openai_serve import GraphConfig, GraphRegistry
 from lgos_demo_api.graphs.chat import chat_graph_config
+from lgos_demo_api.graphs.citations import citations_graph_config
+from lgos_demo_api.graphs.functions import functions_graph_config
+from lgos_demo_api.graphs.writer import writer_graph_config
 from lgos_demo_api.settings import DemoApiSettings, get_settings
 
 if TYPE_CHECKING:
@@ -21,7 +24,12 @@ __all__ = ["GRAPH_BUILDERS", "GraphBuilder", "create_registry"]
 GraphBuilder = Callable[[DemoApiSettings], GraphConfig]
 """Builds one graph's `GraphConfig` from the demo settings."""
 
-GRAPH_BUILDERS: tuple[tuple[str, GraphBuilder], ...] = (("chat", chat_graph_config),)
+GRAPH_BUILDERS: tuple[tuple[str, GraphBuilder], ...] = (
+    ("chat", chat_graph_config),
+    ("writer", writer_graph_config),
+    ("citations", citations_graph_config),
+    ("functions", functions_graph_config),
+)
 """`(model name, builder)` for every served demo graph, in listing order."""
 
 

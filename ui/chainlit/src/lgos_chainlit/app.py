@@ -3,7 +3,9 @@
 Each LGOS graph (an OpenAI ``model``) is a chat profile. Starting a chat
 retrieves the selected model, renders its runtime settings as Chainlit chat
 settings, and streams answers from the Responses API while the client keeps
-the input ledger.
+the input ledger. Commentary shows as steps, citations as linked markers and
+a Sources list, and the UI runs the functions a graph calls (those listed in
+its ``lgos.client_tools``) as tool steps (:mod:`lgos_chainlit.view`).
 
 Run from the repository root (see ``ui/chainlit/README.md``)::
 
@@ -30,6 +32,7 @@ from lgos_chainlit.session import (
     load_session,
 )
 from lgos_chainlit.settings import get_settings, make_client
+from lgos_chainlit.view import ChainlitTurnView
 
 logger = logging.getLogger("lgos_chainlit")
 
@@ -113,7 +116,13 @@ async def update_settings(values: dict[str, Any]) -> None:
 
 @cl.on_message
 async def answer(message: cl.Message) -> None:
-    """Send the user turn with the whole ledger and stream the answer."""
+    """Send the user turn with the whole ledger and stream the answer.
+
+    Commentary appears as steps, the answer as a message with its citations,
+    and function calls the graph makes to this UI's functions run as tool
+    steps, followed automatically by the next request (see
+    :meth:`Conversation.ask`).
+    """
     client = _client()
     session: ChatSession | None = cl.user_session.get(SESSION_KEY)
     if session is None:
@@ -121,22 +130,13 @@ async def answer(message: cl.Message) -> None:
         session = await _open_chat(client)
         if session is None:
             return
-    reply = cl.Message(content="")
-    result = await session.conversation.ask(
+    await session.conversation.ask(
         client,
         message.content,
         metadata=session.request_metadata(),
-        on_text=reply.stream_token,
+        listener=ChainlitTurnView(),
+        functions=session.functions,
     )
-    if result.streamed:
-        await reply.send()
-    elif result.status == "completed":
-        await cl.Message(content="_The graph answered with no text._").send()
-    if result.status == "incomplete":
-        reason = result.incomplete_reason or "unknown reason"
-        await cl.Message(content=f"_The answer is incomplete ({reason})._").send()
-    elif result.status in ("failed", "error"):
-        await cl.ErrorMessage(content=f"The request failed. {result.error}").send()
 
 
 @cl.on_chat_end

@@ -1,17 +1,23 @@
 """One chat turn over the Responses API, and the client-side input ledger.
 
 LGOS keeps no conversation: the client keeps an *input ledger* (the user turns
-plus every output item of each answer, unchanged) and sends the whole ledger
-as ``input`` on every request. :func:`run_turn` streams one answer and reports
-its output items; :class:`Conversation` owns the ledger and decides what a
-turn leaves behind. Nothing here depends on Chainlit, so it is tested with a
-fake HTTP transport.
+plus every output item of each answer, unchanged, commentary included) and
+sends the whole ledger as ``input`` on every request. :func:`run_turn` streams
+one response and reports its output items; :class:`Conversation` owns the
+ledger, runs the client function loop (a response with ``function_call``
+items is answered with ``function_call_output`` items and a follow-up
+request, until an answer has no calls) and decides what a turn leaves behind.
+
+Progress goes to a :class:`TurnListener`: commentary messages, answer text
+deltas, each finished response, each function call. Nothing here depends on
+Chainlit, so it is tested with a fake HTTP transport.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,8 +25,19 @@ import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel
 
+from lgos_chainlit.functions import FunctionCall, LocalFunction, execute_call
+from lgos_chainlit.rendering import (
+    AnswerText,
+    answer_texts,
+    message_phase,
+    refusal_text,
+)
+
 __all__ = [
+    "MAX_FUNCTION_ROUNDS",
     "Conversation",
+    "FunctionRunner",
+    "TurnListener",
     "TurnResult",
     "format_api_error",
     "output_item_to_input",
@@ -31,6 +48,10 @@ logger = logging.getLogger(__name__)
 
 TurnStatus = Literal["completed", "incomplete", "failed", "error"]
 TextSink = Callable[[str], Awaitable[None]]
+FunctionRunner = Callable[[], Awaitable[tuple[str, bool]]]
+
+MAX_FUNCTION_ROUNDS = 5
+"""How many times one user turn may run function calls before the UI stops."""
 
 _TERMINAL_EVENTS = {
     "response.completed": "completed",
@@ -49,8 +70,12 @@ class TurnResult:
             carried an ``error`` event, or it ended without a terminal event.
         output_items: the terminal response's ``output``, JSON-ready, in order.
         answer: the text of the final-answer messages (``phase`` is
-            ``final_answer`` or absent).
+            ``final_answer`` or absent); never commentary, never refusals.
+        answer_parts: the same text per ``output_text`` part, with its
+            ``url_citation`` annotations.
+        refusal: the refusal text of the final-answer messages ('' if none).
         commentary: the text of each ``phase == "commentary"`` message.
+        function_calls: the response's ``function_call`` items, in order.
         streamed: whether any answer text reached the text sink.
         error: a readable explanation when ``status`` is ``failed``/``error``.
         incomplete_reason: ``incomplete_details.reason`` of an incomplete answer.
@@ -60,7 +85,10 @@ class TurnResult:
     status: TurnStatus
     output_items: list[dict[str, Any]] = field(default_factory=list)
     answer: str = ""
+    answer_parts: list[AnswerText] = field(default_factory=list)
+    refusal: str = ""
     commentary: list[str] = field(default_factory=list)
+    function_calls: list[FunctionCall] = field(default_factory=list)
     streamed: bool = False
     error: str | None = None
     incomplete_reason: str | None = None
@@ -69,6 +97,40 @@ class TurnResult:
     def replayable(self) -> bool:
         """Whether the output items belong in the ledger (LGOS produced them)."""
         return self.status in ("completed", "incomplete")
+
+
+class TurnListener:
+    """Receives the progress of a turn; every hook does nothing by default.
+
+    The Chainlit app subclasses it to draw steps and messages; tests subclass
+    it to record what happened.
+    """
+
+    async def on_commentary(self, item_id: str, text: str) -> None:
+        """Show a commentary message that grew; ``text`` is all of it so far."""
+
+    async def on_commentary_done(self, item_id: str, text: str) -> None:
+        """Finish a commentary message; ``text`` is all of it."""
+
+    async def on_text(self, text: str) -> None:
+        """Show a delta of answer text (never commentary)."""
+
+    async def on_response(self, result: TurnResult) -> None:
+        """Show one finished (or failed) response; called once per request."""
+
+    async def run_function(
+        self, call: FunctionCall, run: FunctionRunner
+    ) -> tuple[str, bool]:
+        """Run one function call: ``await run()`` returns ``(output, ok)``.
+
+        Override to show the call; return what ``run()`` returned.
+        """
+        return await run()
+
+    async def on_calls_not_run(
+        self, calls: Sequence[FunctionCall], reason: str
+    ) -> None:
+        """Report function calls of the last response that were not run."""
 
 
 def format_api_error(exc: openai.OpenAIError) -> str:
@@ -115,15 +177,13 @@ def _message_text(item: Mapping[str, Any]) -> str:
     parts = item.get("content")
     if not isinstance(parts, list):
         return ""
-    texts = []
-    for part in parts:
-        if not isinstance(part, Mapping):
-            continue
-        if part.get("type") == "output_text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
-            texts.append(part["refusal"])
-    return "".join(texts)
+    return "".join(
+        part["text"]
+        for part in parts
+        if isinstance(part, Mapping)
+        and part.get("type") == "output_text"
+        and isinstance(part.get("text"), str)
+    )
 
 
 def _terminal_error(response: Any) -> str:
@@ -135,6 +195,20 @@ def _terminal_error(response: Any) -> str:
     return message or "The response failed."
 
 
+def _read_output(result: TurnResult) -> None:
+    """Fill the answer, refusal, commentary and calls from the output items."""
+    items = result.output_items
+    for item in items:
+        kind = item.get("type", "message")
+        if kind == "message" and message_phase(item) == "commentary":
+            result.commentary.append(_message_text(item))
+        elif kind == "function_call":
+            result.function_calls.append(FunctionCall.from_item(item))
+    result.answer_parts = answer_texts(items)
+    result.answer = "".join(part.text for part in result.answer_parts)
+    result.refusal = refusal_text(items)
+
+
 async def run_turn(
     client: AsyncOpenAI,
     *,
@@ -142,23 +216,34 @@ async def run_turn(
     ledger: list[dict[str, Any]],
     metadata: Mapping[str, str] | None = None,
     on_text: TextSink | None = None,
+    listener: TurnListener | None = None,
+    tools: Sequence[Mapping[str, Any]] = (),
 ) -> TurnResult:
-    """Stream one answer for ``ledger`` and collect its output items.
+    """Stream one response for ``ledger`` and collect its output items.
 
-    Text deltas of answer messages go to ``on_text`` as they arrive;
-    commentary messages (``phase == "commentary"``) are not streamed there but
-    collected in :attr:`TurnResult.commentary`. API and connection errors do
-    not raise: they come back as a result with ``status == "error"``.
+    Text deltas of answer messages go to ``on_text`` and
+    ``listener.on_text`` as they arrive; commentary messages
+    (``phase == "commentary"``) never do: they go to
+    ``listener.on_commentary`` and are collected in
+    :attr:`TurnResult.commentary`. ``tools`` (flat function tools) are sent
+    when given. API and connection errors do not raise: they come back as a
+    result with ``status == "error"``. ``listener.on_response`` is *not*
+    called here (see :meth:`Conversation.ask`).
     """
+    listener = listener or TurnListener()
     phases: dict[str, str | None] = {}
+    commentary: dict[str, str] = {}
     result: TurnResult | None = None
     streamed = False
 
     async def sink(text: str) -> None:
         nonlocal streamed
-        if text and on_text is not None:
-            streamed = True
+        if not text:
+            return
+        streamed = True
+        if on_text is not None:
             await on_text(text)
+        await listener.on_text(text)
 
     try:
         stream = await client.responses.create(
@@ -167,6 +252,7 @@ async def run_turn(
             stream=True,
             store=False,
             metadata=dict(metadata) if metadata else openai.omit,
+            tools=[dict(tool) for tool in tools] if tools else openai.omit,  # type: ignore[misc]
         )
         async with stream:
             async for event in stream:
@@ -176,8 +262,20 @@ async def run_turn(
                     if getattr(item, "type", None) == "message":
                         phases[item.id] = getattr(item, "phase", None)
                 elif kind == "response.output_text.delta":
-                    if phases.get(event.item_id) != "commentary":
+                    if phases.get(event.item_id) == "commentary":
+                        text = commentary.get(event.item_id, "") + event.delta
+                        commentary[event.item_id] = text
+                        await listener.on_commentary(event.item_id, text)
+                    else:
                         await sink(event.delta)
+                elif kind == "response.output_item.done":
+                    item = event.item
+                    if (
+                        getattr(item, "type", None) == "message"
+                        and phases.get(item.id) == "commentary"
+                    ):
+                        done = _message_text(output_item_to_input(item))
+                        await listener.on_commentary_done(item.id, done)
                 elif kind in _TERMINAL_EVENTS:
                     response = event.response
                     result = TurnResult(
@@ -208,14 +306,7 @@ async def run_turn(
             streamed=streamed,
         )
 
-    for item in result.output_items:
-        if item.get("type") != "message":
-            continue
-        text = _message_text(item)
-        if item.get("phase") == "commentary":
-            result.commentary.append(text)
-        else:
-            result.answer += text
+    _read_output(result)
     if not streamed and result.answer:
         # No deltas were seen (e.g. an intermediary buffered the stream):
         # show the final answer from the terminal response instead.
@@ -224,14 +315,28 @@ async def run_turn(
     return result
 
 
+def _not_run_output(reason: str) -> str:
+    return json.dumps({"error": f"not run: {reason}"}, separators=(",", ":"))
+
+
 @dataclass(slots=True)
 class Conversation:
-    """The client-side input ledger of one chat.
+    """The client-side input ledger of one chat, and its function loop.
 
     Each turn appends ``{"role": "user", "content": text}``; a completed or
-    incomplete answer appends every output item unchanged. A turn that was
-    rejected, failed or cancelled is removed again, so one bad message (say,
-    over a size limit) cannot poison every later request.
+    incomplete response appends every output item unchanged. When a
+    completed response calls the client's functions, each call is run and a
+    ``function_call_output`` item appended, and the ledger is sent again, up
+    to :data:`MAX_FUNCTION_ROUNDS` times.
+
+    Calls that are deliberately not run (from an incomplete response, or past
+    the round limit) still need an output to be replayable: complete calls
+    get ``{"error": "not run: <reason>"}``; truncated calls (``status:
+    "incomplete"``, whose arguments may not even be JSON) are removed.
+
+    A turn whose request was rejected, failed or was cancelled is removed
+    again, whole, so one bad message (say, over a size limit) cannot poison
+    every later request.
     """
 
     model: str
@@ -244,24 +349,107 @@ class Conversation:
         *,
         metadata: Mapping[str, str] | None = None,
         on_text: TextSink | None = None,
+        listener: TurnListener | None = None,
+        functions: Sequence[LocalFunction] = (),
+        max_function_rounds: int = MAX_FUNCTION_ROUNDS,
     ) -> TurnResult:
-        """Send ``text`` as the next user turn and stream the answer."""
+        """Send ``text`` as the next user turn; answer function calls until done.
+
+        Args:
+            client: The OpenAI client.
+            text: The user's message.
+            metadata: Sent with every request of the turn.
+            on_text: Receives answer text deltas.
+            listener: Receives the turn's progress (see :class:`TurnListener`).
+            functions: The functions offered (as ``tools``) and run locally.
+            max_function_rounds: The most rounds of function calls to run.
+
+        Returns:
+            The result of the turn's last response.
+
+        """
+        listener = listener or TurnListener()
+        by_name = {function.name: function for function in functions}
+        tools = [function.tool() for function in functions]
         mark = len(self.items)
         self.items.append({"role": "user", "content": text})
+        rounds = 0
         try:
-            result = await run_turn(
-                client,
-                model=self.model,
-                ledger=list(self.items),
-                metadata=metadata,
-                on_text=on_text,
-            )
+            while True:
+                result = await run_turn(
+                    client,
+                    model=self.model,
+                    ledger=list(self.items),
+                    metadata=metadata,
+                    on_text=on_text,
+                    listener=listener,
+                    tools=tools,
+                )
+                if not result.replayable:
+                    del self.items[mark:]
+                    await listener.on_response(result)
+                    return result
+                self.items.extend(result.output_items)
+                await listener.on_response(result)
+                calls = result.function_calls
+                if not calls:
+                    return result
+                if result.status != "completed":
+                    reason = "the response was incomplete"
+                elif rounds >= max_function_rounds:
+                    reason = (
+                        f"the UI stops after {max_function_rounds} rounds of "
+                        "function calls"
+                    )
+                else:
+                    for call in calls:
+                        output, _ = await listener.run_function(
+                            call, _runner(call, by_name)
+                        )
+                        self.items.append(
+                            {
+                                "type": "function_call_output",
+                                "call_id": call.call_id,
+                                "output": output,
+                            }
+                        )
+                    rounds += 1
+                    continue
+                self._settle(calls, reason)
+                await listener.on_calls_not_run(calls, reason)
+                return result
         except BaseException:
             # Cancelled (the user pressed stop) or a bug: forget the turn.
             del self.items[mark:]
             raise
-        if result.replayable:
-            self.items.extend(result.output_items)
-        else:
-            del self.items[mark:]
-        return result
+
+    def _settle(self, calls: Sequence[FunctionCall], reason: str) -> None:
+        """Make calls that were not run replayable (see the class docstring)."""
+        truncated = {call.call_id for call in calls if not call.complete}
+        if truncated:
+            self.items[:] = [
+                item
+                for item in self.items
+                if not (
+                    item.get("type") == "function_call"
+                    and item.get("call_id") in truncated
+                )
+            ]
+        for call in calls:
+            if call.complete:
+                self.items.append(
+                    {
+                        "type": "function_call_output",
+                        "call_id": call.call_id,
+                        "output": _not_run_output(reason),
+                    }
+                )
+
+
+def _runner(
+    call: FunctionCall, functions: Mapping[str, LocalFunction]
+) -> FunctionRunner:
+    async def run() -> tuple[str, bool]:
+        return execute_call(call, functions)
+
+    return run

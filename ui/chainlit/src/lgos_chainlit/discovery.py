@@ -84,6 +84,8 @@ class LgosExtension:
     ``client_settings`` is ``None`` when the graph has no settings, or when they
     are published in a version or shape this client does not support; the
     latter sets ``settings_unsupported`` to a human-readable reason.
+    ``client_tools`` names the client-owned functions the graph may call (only
+    model retrieval publishes them; a listed model has none here).
     """
 
     schema_version: int
@@ -91,6 +93,7 @@ class LgosExtension:
     features: tuple[str, ...]
     client_settings: ClientSettingsDescriptor | None = None
     settings_unsupported: str | None = None
+    client_tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,11 @@ class ModelCapabilities:
     def client_settings(self) -> ClientSettingsDescriptor | None:
         """The supported settings descriptor, if the model has one."""
         return self.extension.client_settings if self.extension else None
+
+    @property
+    def client_tools(self) -> tuple[str, ...]:
+        """Names of the client functions the graph may call (``lgos.client_tools``)."""
+        return self.extension.client_tools if self.extension else ()
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -188,7 +196,8 @@ def describe_model(model: object) -> ModelCapabilities:
     With the OpenAI Python SDK the extension is in ``model.model_extra["lgos"]``.
     A missing extension or an unsupported outer ``schema_version`` disables all
     LGOS capabilities; an unsupported ``client_settings`` version disables only
-    the settings. Unknown fields and feature values are ignored.
+    the settings. ``client_tools`` keeps only non-empty strings. Unknown fields
+    and feature values are ignored.
     """
     model_id = _model_id(model)
     raw = _raw_extension(model)
@@ -208,6 +217,7 @@ def describe_model(model: object) -> ModelCapabilities:
     description = raw.get("description")
     features = raw.get("features")
     settings, unsupported = parse_client_settings(raw.get("client_settings"))
+    tools = raw.get("client_tools")
     extension = LgosExtension(
         schema_version=version,
         description=description if isinstance(description, str) else "",
@@ -216,6 +226,9 @@ def describe_model(model: object) -> ModelCapabilities:
         else (),
         client_settings=settings,
         settings_unsupported=unsupported,
+        client_tools=tuple(t for t in tools if isinstance(t, str) and t)
+        if isinstance(tools, list | tuple)
+        else (),
     )
     return ModelCapabilities(model_id, extension)
 

@@ -25,6 +25,7 @@ from lgos_chainlit.discovery import (
     describe_model,
     settings_metadata,
 )
+from lgos_chainlit.functions import LocalFunction, offered_functions
 
 __all__ = [
     "ChatSession",
@@ -120,6 +121,14 @@ class ChatSession:
     def widgets(self) -> list[InputWidget]:
         """The settings widgets to render, empty when there are none."""
         return [f.widget for f in self.fields]
+
+    @property
+    def functions(self) -> tuple[LocalFunction, ...]:
+        """The UI's own functions to offer: those the model's ``client_tools`` list.
+
+        A model without a usable extension, or listing none, is offered none.
+        """
+        return offered_functions(self.capabilities.client_tools)
 
     @property
     def notice(self) -> str | None:

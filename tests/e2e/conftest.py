@@ -1,0 +1,310 @@
+"""Shared end-to-end fixtures: the demo API and the Chainlit UI as processes,
+and Debian's Chromium driven through Playwright.
+
+``lgos_api`` runs ``lgos serve`` with the demo registry (offline model, no
+key) and ``chainlit_ui`` the Chainlit UI pointing at it, each on a free
+loopback port, once per test session. ``page`` opens a fresh browser context
+(a new Chainlit session) per test; when the test fails it saves a full-page
+screenshot and prints both processes' output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.procs import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-gpu",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+STARTUP_TIMEOUT = 90.0
+ANSWER_TIMEOUT_MS = 60_000
+UI_TIMEOUT_MS = 30_000
+# Slow enough that the browser visibly receives the answer word by word.
+OFFLINE_CHUNK_DELAY = "0.1"
+# Variables that would make the demo use a real provider or a database.
+SCRUBBED_ENV = (
+    "DEMO_API_OPENAI_API_KEY",
+    "DEMO_API_OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "DATABASE_URL",
+    "LITERAL_API_KEY",
+)
+
+ANSWERS = '.step[data-step-type="assistant_message"] .message-content'
+"""Every assistant message's content in the page, in order."""
+
+
+@dataclass
+class Service:
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    url: str
+
+    def output(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError as exc:  # pragma: no cover - diagnostics only
+            return f"<cannot read {self.log}: {exc}>"
+
+    def stop(self) -> None:
+        if self.process.poll() is not None:
+            return
+        # Each service runs in its own session: signal its whole group.
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=15)
+
+
+def base_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED_ENV}
+    env["PYTHONUNBUFFERED"] = "1"
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    return env
+
+
+def start_service(
+    name: str,
+    command: list[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    log_dir: Path,
+    url: str,
+    ready_path: str,
+) -> Service:
+    log = log_dir / f"{name}.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    service = Service(name, process, log, url)
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    last_error = "no attempt"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break
+        try:
+            response = httpx.get(url + ready_path, timeout=2.0)
+            if response.status_code == 200:
+                return service
+            last_error = f"HTTP {response.status_code}"
+        except httpx.HTTPError as exc:
+            last_error = repr(exc)
+        time.sleep(0.25)
+    service.stop()
+    pytest.fail(
+        f"{name} did not become ready at {url}{ready_path} "
+        f"(exit code {process.returncode}, last error {last_error}).\n"
+        f"--- {name} output ({log}) ---\n{service.output()}"
+    )
+
+
+@pytest.fixture(scope="session")
+def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("chainlit-e2e")
+
+
+@pytest.fixture(scope="session")
+def lgos_api(log_dir: Path) -> Iterator[Service]:
+    port = free_port()
+    env = base_env()
+    env["DEMO_API_OFFLINE_CHUNK_DELAY"] = OFFLINE_CHUNK_DELAY
+    service = start_service(
+        "lgos-api",
+        [
+            str(BIN / "lgos"),
+            "serve",
+            "lgos_demo_api.registry:create_registry",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=log_dir,  # no developer .env with a real key is picked up
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}/v1",
+        ready_path="/models",
+    )
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="session")
+def chainlit_ui(lgos_api: Service, log_dir: Path) -> Iterator[Service]:
+    port = free_port()
+    env = base_env()
+    env["CHAINLIT_APP_ROOT"] = str(REPO / "ui" / "chainlit")
+    env["DEMO_CHAINLIT_OPENAI_BASE_URL"] = lgos_api.url
+    service = start_service(
+        "chainlit",
+        [
+            str(BIN / "chainlit"),
+            "run",
+            "ui/chainlit/src/lgos_chainlit/app.py",
+            "--headless",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=REPO,
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}",
+        ready_path="/project/settings",
+    )
+    yield service
+    service.stop()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
+
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    # Module scope: Playwright's sync API runs its own event loop, which must
+    # not outlive the module while other tests run theirs.
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(
+    request: pytest.FixtureRequest,
+    browser: Any,
+    lgos_api: Service,
+    chainlit_ui: Service,
+    log_dir: Path,
+) -> Iterator[Any]:
+    """A page of a new browser context; screenshots and logs on failure."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Nothing leaves the machine: the page's CDN stylesheet is refused.
+    context.route(
+        re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort()
+    )
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        if request.node.stash.get(_CALL_FAILED, True):
+            screenshot = log_dir / f"{request.node.name}.png"
+            try:
+                page.screenshot(path=str(screenshot), full_page=True)
+                print(f"screenshot: {screenshot}")
+            except Exception as exc:  # pragma: no cover - diagnostics only
+                print(f"no screenshot: {exc!r}")
+            for service in (lgos_api, chainlit_ui):
+                print(f"--- {service.name} output ({service.log}) ---")
+                print(service.output()[-20_000:])
+        context.close()
+
+
+def open_chat(page: Any, ui: Service, profile: str) -> None:
+    """Open the UI and start a chat with the ``profile`` graph."""
+    from playwright.sync_api import expect
+
+    page.goto(ui.url)
+    expect(page.locator("#chat-input")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    # Chainlit shows the picker only when there is more than one profile;
+    # with one, it is the default.
+    profiles = page.locator("#chat-profiles")
+    if profiles.is_visible():
+        profiles.click()
+        page.locator(f'[data-test="select-item:{profile}"]').click()
+        expect(profiles).to_contain_text(profile)
+    expect(page.locator("#chat-input")).to_be_enabled(timeout=UI_TIMEOUT_MS)
+
+
+def send(page: Any, text: str) -> None:
+    """Type a message into the composer and send it once the UI accepts it."""
+    from playwright.sync_api import expect
+
+    page.locator("#chat-input").fill(text)
+    submit = page.locator("#chat-submit")
+    # Disabled while the session (re)connects or the previous turn runs.
+    expect(submit).to_be_enabled(timeout=UI_TIMEOUT_MS)
+    submit.click()
+    expect(page.locator("#chat-input")).to_have_value("", timeout=UI_TIMEOUT_MS)
+
+
+_TIMELINE_JS = """
+() => {
+  window.__timeline = [];
+  const seen = new WeakSet();
+  const scan = () => {
+    for (const el of document.querySelectorAll('.step[data-step-type]')) {
+      if (seen.has(el)) continue;
+      const text = el.innerText.trim();
+      if (!text) continue;
+      seen.add(el);
+      window.__timeline.push({
+        type: el.dataset.stepType,
+        text: text.split('\\n')[0],
+        t: performance.now(),
+      });
+    }
+  };
+  new MutationObserver(scan).observe(
+    document.body, {subtree: true, childList: true, characterData: true}
+  );
+  scan();
+}
+"""
+
+
+def start_timeline(page: Any) -> None:
+    """Record, from now on, when each step or message first shows text."""
+    page.evaluate(_TIMELINE_JS)
+
+
+def timeline(page: Any) -> list[dict[str, Any]]:
+    """What ``start_timeline`` saw: ``{"type", "text", "t"}`` in order (ms)."""
+    return page.evaluate("window.__timeline")
