@@ -124,9 +124,9 @@ async def test_nostream_model_calls_stay_private() -> None:
 
     from lgos_demo_api.offline import OfflineChatModel
 
-    planner = OfflineChatModel(responder=lambda m, t, c: "private plan text").with_config(
-        tags=[TAG_NOSTREAM]
-    )
+    planner = OfflineChatModel(
+        responder=lambda m, t, c: "private plan text"
+    ).with_config(tags=[TAG_NOSTREAM])
     writer = OfflineChatModel(responder=lambda m, t, c: "the public answer")
 
     async def respond(state: MessagesState) -> dict[str, Any]:

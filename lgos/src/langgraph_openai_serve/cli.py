@@ -2,6 +2,8 @@
 
 ``lgos serve module:attribute [UVICORN OPTIONS]`` serves a registry factory;
 it accepts every Uvicorn option and ``UVICORN_*`` variable.
+``lgos worker module:attribute`` runs the Hatchet worker for background
+Responses of the same registry.
 """
 
 from __future__ import annotations
@@ -51,6 +53,23 @@ def cli() -> None:
 
 
 cli.add_command(serve)
+
+
+@cli.command()
+@click.argument("factory")
+@click.option("--name", default="lgos", show_default=True, help="Worker name.")
+@click.option(
+    "--slots", type=int, default=None, help="Concurrent runs (Hatchet slots)."
+)
+def worker(factory: str, name: str, slots: int | None) -> None:
+    """Run the Hatchet worker for background Responses of FACTORY's registry.
+
+    Needs the hatchet extra and Hatchet's HATCHET_CLIENT_* settings; the
+    server settings (LGOS_POSTGRES_URI, ...) are shared with lgos serve.
+    """
+    from langgraph_openai_serve.integrations.hatchet import run_worker
+
+    run_worker(factory, name=name, slots=slots)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ import importlib
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import timedelta
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -14,10 +15,20 @@ from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.graph.interrupt import sweep_forever
 from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.server.resources import RegistryFactory, open_resources
+from langgraph_openai_serve.server.resources import (
+    RegistryFactory,
+    ServerResources,
+    open_resources,
+)
 from langgraph_openai_serve.server.settings import ServerSettings
 
-__all__ = ["create_app", "create_app_from_env", "load_factory"]
+__all__ = [
+    "background_backend",
+    "create_app",
+    "create_app_from_env",
+    "enter_registry",
+    "load_factory",
+]
 
 
 def load_factory(path: str) -> RegistryFactory:
@@ -50,6 +61,46 @@ def load_factory(path: str) -> RegistryFactory:
     return factory  # type: ignore[return-value]
 
 
+async def enter_registry(
+    stack: AsyncExitStack, factory: RegistryFactory, resources: ServerResources
+) -> GraphRegistry:
+    """Build the registry, entering it when the factory returns a context manager.
+
+    Raises:
+        TypeError: The factory produced something other than a GraphRegistry.
+
+    """
+    made = factory(resources)
+    if isinstance(made, AbstractAsyncContextManager):
+        registry = await stack.enter_async_context(made)
+    else:
+        registry = made
+    if not isinstance(registry, GraphRegistry):
+        msg = "The registry factory must produce a GraphRegistry."
+        raise TypeError(msg)
+    return registry
+
+
+def background_backend(settings: ServerSettings, registry: GraphRegistry) -> Any:
+    """Return the background engine ``LGOS_BACKGROUND_ENGINE`` selects.
+
+    ``memory`` (default): :class:`InMemoryBackgroundBackend` in this process.
+    ``hatchet``: the Hatchet adapter; the Hatchet client reads its
+    ``HATCHET_CLIENT_*`` settings (embedded mode when
+    ``HATCHET_CLIENT_EMBEDDED_BINARY_PATH`` is set).
+    """
+    if settings.background_engine == "memory":
+        return InMemoryBackgroundBackend(registry)
+    from langgraph_openai_serve.integrations.hatchet import (
+        HatchetBackgroundBackend,
+        create_hatchet_task,
+        hatchet_client,
+    )
+
+    hatchet = hatchet_client()
+    return HatchetBackgroundBackend(create_hatchet_task(hatchet), hatchet.runs)
+
+
 def create_app(
     factory: RegistryFactory | str, *, settings: ServerSettings | None = None
 ) -> FastAPI:
@@ -77,16 +128,10 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             resources = await stack.enter_async_context(open_resources(settings))
-            made = registry_factory(resources)
-            if isinstance(made, AbstractAsyncContextManager):
-                registry = await stack.enter_async_context(made)
-            else:
-                registry = made
-            if not isinstance(registry, GraphRegistry):
-                msg = "The registry factory must produce a GraphRegistry."
-                raise TypeError(msg)
-            background = InMemoryBackgroundBackend(registry)
-            await stack.enter_async_context(background.lifespan(app))
+            registry = await enter_registry(stack, registry_factory, resources)
+            background = background_backend(settings, registry)
+            if isinstance(background, InMemoryBackgroundBackend):
+                await stack.enter_async_context(background.lifespan(app))
             LanggraphOpenaiServe(
                 registry, app, background=background, settings=settings
             ).bind_openai_api()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
@@ -27,6 +29,8 @@ class ServerSettings(LgosSettings):
         interrupt_sweep_interval_minutes: How often each API process sweeps;
             0 disables the sweep, for when one scheduled job does it
             (``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``).
+        background_engine: ``memory`` (in-process, the default) or
+            ``hatchet`` (``LGOS_BACKGROUND_ENGINE``; run ``lgos worker`` too).
 
     """
 
@@ -39,3 +43,4 @@ class ServerSettings(LgosSettings):
     postgres_pool_size: int = Field(default=10, ge=3)
     interrupt_ttl_minutes: float = Field(default=24 * 60, gt=0)
     interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)
+    background_engine: Literal["memory", "hatchet"] = "memory"

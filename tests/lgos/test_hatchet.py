@@ -1,0 +1,230 @@
+"""The Hatchet adapter at the SDK boundary.
+
+No Hatchet engine runs here (its embedded sidecar cannot be built on this
+machine), so the task is executed with the SDK's own ``aio_mock_run`` test
+hook, and the backend talks to a small in-process stand-in for Hatchet's
+trigger and runs clients that behaves as the SDK documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import uuid
+from collections.abc import AsyncIterator
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from hatchet_sdk import ClientConfig, Hatchet
+from hatchet_sdk.clients.rest.models.v1_task_status import V1TaskStatus
+from openai import AsyncOpenAI
+
+from langgraph_openai_serve import (
+    GraphConfig,
+    GraphFeature,
+    GraphRegistry,
+    LanggraphOpenaiServe,
+)
+from langgraph_openai_serve.background import new_job
+from langgraph_openai_serve.integrations.hatchet import (
+    BackgroundTaskInput,
+    HatchetBackgroundBackend,
+    create_hatchet_task,
+)
+from lgos_demo_api.offline import OfflineChatModel
+from tests.lgos.graphs import echo_responder, model_graph
+
+pytestmark = pytest.mark.anyio
+
+
+def offline_hatchet() -> Hatchet:
+    """A Hatchet client configured for a tenant; it never connects here."""
+
+    def b64(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    tenant = "707d0855-80ab-4e1f-a156-f1c4546cbf52"
+    claims = {
+        "sub": tenant,
+        "server_url": "http://127.0.0.1:9",
+        "grpc_broadcast_address": "127.0.0.1:9",
+    }
+    token = f"{b64({'alg': 'HS256'})}.{b64(claims)}.sig"
+    return Hatchet(config=ClientConfig(token=token, tenant_id=tenant))
+
+
+def registry() -> GraphRegistry:
+    return GraphRegistry(
+        graphs={
+            "echo": GraphConfig(
+                graph=model_graph(OfflineChatModel(responder=echo_responder)),
+                description="Echo.",
+                features=frozenset({GraphFeature.BACKGROUND}),
+            )
+        }
+    )
+
+
+def test_task_declaration() -> None:
+    task = create_hatchet_task(offline_hatchet())
+    proto = task.to_proto()
+    [step] = proto.tasks
+    assert task.name == "lgos-background-response"
+    assert step.retries == 0
+    assert (step.timeout, step.schedule_timeout) == ("1h", "30m")
+    assert proto.idempotency.expression == "input.idempotency_key"
+    assert proto.idempotency.ttl_ms == 24 * 3600 * 1000
+
+
+async def test_task_runs_the_job_with_the_lifespan_registry() -> None:
+    task = create_hatchet_task(offline_hatchet())
+    job = new_job(
+        {"model": "echo", "input": "from hatchet", "background": True},
+        owner_scope="default",
+        run_id=uuid.uuid4(),
+        idempotency_key="k",
+    )
+    task_input = BackgroundTaskInput(
+        job=job.__dict__
+        if hasattr(job, "__dict__")
+        else {f: getattr(job, f) for f in job.__slots__},
+        idempotency_key=job.idempotency_key,
+    )
+    response = await task.aio_mock_run(task_input, lifespan=registry())
+    assert response["status"] == "completed"
+    assert response["output"][-1]["content"][0]["text"] == "Echo: from hatchet"
+    with pytest.raises(TypeError, match="lifespan must yield"):
+        await task.aio_mock_run(task_input, lifespan=None)
+
+
+class FakeHatchet:
+    """Trigger + runs clients that run the real task through aio_mock_run."""
+
+    def __init__(self, task: Any, graphs: GraphRegistry) -> None:
+        self.task = task
+        self.graphs = graphs
+        self.records: dict[str, SimpleNamespace] = {}
+        self.keys: dict[str, str] = {}
+        self.jobs: dict[str, asyncio.Task[None]] = {}
+        self.release = asyncio.Event()
+        self.cancelled: list[str] = []
+
+    async def aio_run(
+        self, task_input: BackgroundTaskInput, wait_for_result: bool
+    ) -> Any:
+        assert wait_for_result is False
+        if (existing := self.keys.get(task_input.idempotency_key)) is not None:
+            return SimpleNamespace(workflow_run_id=existing)
+        run_id = str(uuid.uuid4())
+        self.keys[task_input.idempotency_key] = run_id
+        record = SimpleNamespace(
+            status=V1TaskStatus.QUEUED, input=task_input.model_dump(), output={}
+        )
+        self.records[run_id] = record
+        self.jobs[run_id] = asyncio.create_task(self._work(run_id, task_input))
+        return SimpleNamespace(workflow_run_id=run_id)
+
+    async def _work(self, run_id: str, task_input: BackgroundTaskInput) -> None:
+        record = self.records[run_id]
+        await self.release.wait()
+        record.status = V1TaskStatus.RUNNING
+        # The SDK's mock context has its own run ID; the engine's is ours.
+        job = task_input.job
+        from langgraph_openai_serve.background import (
+            BackgroundJob,
+            execute_background_job,
+        )
+
+        output = await execute_background_job(BackgroundJob(**job), run_id, self.graphs)
+        record.output = {self.task.name: output}
+        record.status = V1TaskStatus.COMPLETED
+
+    async def aio_get(self, run_id: str) -> Any:
+        if run_id not in self.records:
+            raise LookupError(run_id)
+        return SimpleNamespace(run=self.records[run_id])
+
+    async def aio_cancel(self, run_id: str) -> None:
+        self.cancelled.append(run_id)
+        self.jobs[run_id].cancel()
+        self.records[run_id].status = V1TaskStatus.CANCELLED
+
+
+@pytest.fixture
+async def hatchet_app() -> AsyncIterator[tuple[FakeHatchet, AsyncOpenAI]]:
+    graphs = registry()
+    task = create_hatchet_task(offline_hatchet())
+    fake = FakeHatchet(task, graphs)
+    backend = HatchetBackgroundBackend(fake, fake)
+    app = FastAPI()
+    LanggraphOpenaiServe(graphs, app, background=backend).bind_openai_api()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
+        yield (
+            fake,
+            AsyncOpenAI(
+                base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
+            ),
+        )
+    for job in fake.jobs.values():
+        job.cancel()
+
+
+async def test_submit_poll_cancel_through_the_backend(hatchet_app) -> None:
+    fake, client = hatchet_app
+    headers = {"Idempotency-Key": "same"}
+    queued = await client.responses.create(
+        model="echo", input="hi", background=True, extra_headers=headers
+    )
+    assert queued.status == "queued"
+    retry = await client.responses.create(
+        model="echo", input="hi", background=True, extra_headers=headers
+    )
+    assert retry.id == queued.id and len(fake.records) == 1
+    fake.release.set()
+    for _ in range(200):
+        done = await client.responses.retrieve(queued.id)
+        if done.status == "completed":
+            break
+        await asyncio.sleep(0.01)
+    assert (done.status, done.output_text, done.id) == (
+        "completed",
+        "Echo: hi",
+        queued.id,
+    )
+    await client.responses.cancel(queued.id)
+    assert fake.cancelled == []  # a finished run keeps its outcome
+
+    fake.release.clear()
+    other = await client.responses.create(
+        model="echo", input="stop me", background=True
+    )
+    cancelled = await client.responses.cancel(other.id)
+    assert cancelled.status == "cancelled"
+    assert len(fake.cancelled) == 1
+
+
+async def test_unknown_runs_are_none() -> None:
+    task = create_hatchet_task(offline_hatchet())
+    fake = FakeHatchet(task, registry())
+    backend = HatchetBackgroundBackend(fake, fake)
+    assert await backend.get(str(uuid.uuid4())) is None
+    assert await backend.get("not-a-uuid") is None
+
+
+def test_lgos_serve_selects_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langgraph_openai_serve.background import InMemoryBackgroundBackend
+    from langgraph_openai_serve.server import ServerSettings
+    from langgraph_openai_serve.server.app import background_backend
+
+    graphs = registry()
+    memory = background_backend(ServerSettings(), graphs)
+    assert isinstance(memory, InMemoryBackgroundBackend)
+    client = offline_hatchet()
+    monkeypatch.setenv("HATCHET_CLIENT_TOKEN", client.config.token)
+    monkeypatch.setenv("HATCHET_CLIENT_TENANT_ID", client.config.tenant_id)
+    hatchet = background_backend(ServerSettings(background_engine="hatchet"), graphs)
+    assert isinstance(hatchet, HatchetBackgroundBackend)
