@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -13,6 +14,7 @@ from pydantic import Field
 from langgraph_openai_serve import (
     ClientSettings,
     GraphConfig,
+    GraphFeature,
     GraphRegistry,
     status_event,
 )
@@ -183,6 +185,11 @@ def make_registry() -> GraphRegistry:
             ),
             "answers": GraphConfig(
                 graph=answers_graph(), description="Scripted answers."
+            ),
+            "files": GraphConfig(
+                graph=file_graph(),
+                description="Reads file inputs.",
+                features=frozenset({GraphFeature.FILE_INPUTS}),
             ),
             "server-tools": GraphConfig(
                 graph=server_tool_graph(),
@@ -430,3 +437,22 @@ def server_tool_input(request: Any, messages: list[BaseMessage]) -> dict[str, An
         if isinstance(request.tool_choice, str)
         else None,
     }
+
+
+def file_graph() -> Any:
+    """Reports the file blocks it received (graphs own file interpretation)."""
+
+    def read(state: MessagesState) -> dict[str, Any]:
+        blocks = [
+            block
+            for message in state["messages"]
+            if not isinstance(message.content, str)
+            for block in message.content
+            if isinstance(block, dict) and block.get("type") == "file"
+        ]
+        return {"messages": [AIMessage("files: " + json.dumps(blocks, sort_keys=True))]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("read", read)
+    builder.add_edge(START, "read")
+    return builder.compile()

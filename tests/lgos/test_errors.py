@@ -123,7 +123,7 @@ async def test_responses_rejects(http: httpx.AsyncClient, body, param, code) -> 
                     }
                 ],
             },
-            "messages[0].content[0].type",
+            "messages[0].content[0]",
         ),
         (
             {

@@ -59,7 +59,7 @@ async def test_retrieve_carries_full_extension(
 
 async def test_health(http: httpx.AsyncClient) -> None:
     reply = await http.get("/v1/health")
-    assert reply.json() == {"status": "ok", "models": 9}
+    assert reply.json() == {"status": "ok", "models": 10}
 
 
 async def test_docs_are_off_by_default(http: httpx.AsyncClient) -> None:

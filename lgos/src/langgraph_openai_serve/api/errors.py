@@ -45,6 +45,8 @@ _UNION_TAGS = frozenset(
         "custom_tool_call",
         "custom_tool_call_output",
         "web_search_call",
+        "input_file",
+        "file",
     }
 )
 
@@ -150,7 +152,16 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
 def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
     # With unions pydantic reports one error per branch; the deepest location
     # is the one that names what the client actually got wrong.
-    return max(errors, key=lambda error: len(error["loc"]))
+    # At equal depth a wrong ``type`` value explains the rest (a json_schema
+    # format's other fields), and an unknown field says more than the missing
+    # one it replaced (``file_url`` sent instead of ``file_id``).
+    def rank(error: dict[str, Any]) -> tuple[int, int]:
+        loc = error["loc"]
+        if error["type"] == "literal_error" and loc and loc[-1] == "type":
+            return len(loc), 2
+        return len(loc), int(error["type"] == "extra_forbidden")
+
+    return max(errors, key=rank)
 
 
 def invalid_request(errors: Sequence[Any]) -> InvalidRequestError:

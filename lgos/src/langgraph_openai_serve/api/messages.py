@@ -10,7 +10,33 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from langgraph_openai_serve.errors import InvalidRequestError
 
-__all__ = ["check_tool_exchanges", "parse_arguments", "tool_call_arguments"]
+__all__ = [
+    "check_tool_exchanges",
+    "file_block",
+    "has_file_blocks",
+    "parse_arguments",
+    "tool_call_arguments",
+]
+
+
+def file_block(file_id: str) -> dict[str, Any]:
+    """Return LangChain's standard file content block for a Files API ID.
+
+    Responses ``input_file.file_id`` and Chat ``file.file_id`` parts both
+    become ``{"type": "file", "file_id": ...}``; the graph decides whether to
+    download, parse or forward the file.
+    """
+    return {"type": "file", "file_id": file_id}
+
+
+def has_file_blocks(messages: Iterable[BaseMessage]) -> bool:
+    """Return whether any message carries a file content block."""
+    return any(
+        isinstance(block, dict) and block.get("type") == "file"
+        for message in messages
+        if not isinstance(message.content, str)
+        for block in message.content
+    )
 
 
 def parse_arguments(arguments: str, *, param: str) -> dict[str, Any]:

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+from langchain_core.messages import BaseMessage
+
+from langgraph_openai_serve.api.messages import has_file_blocks
 from langgraph_openai_serve.errors import InvalidRequestError
-from langgraph_openai_serve.graph.config import GraphConfig
+from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
 
-__all__ = ["check_tools"]
+__all__ = ["check_file_inputs", "check_tools"]
+
+
+def check_file_inputs(
+    config: GraphConfig, model: str, messages: list[BaseMessage]
+) -> None:
+    """Reject file parts for graphs that do not declare ``FILE_INPUTS``.
+
+    Raises:
+        InvalidRequestError: 400 with ``param="input"``/``messages``.
+
+    """
+    if not config.supports(GraphFeature.FILE_INPUTS) and has_file_blocks(messages):
+        raise InvalidRequestError(
+            f"The model '{model}' does not accept file inputs.", param="input"
+        )
 
 
 def check_tools(

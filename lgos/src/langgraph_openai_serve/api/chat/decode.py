@@ -15,13 +15,17 @@ from langchain_core.messages import (
 from langgraph_openai_serve.api.chat.request import (
     AssistantMessageParam,
     ChatCompletionRequest,
+    FilePart,
     SystemMessageParam,
-    TextPart,
     ToolMessageParam,
     UserMessageParam,
 )
 from langgraph_openai_serve.api.common import check_metadata
-from langgraph_openai_serve.api.messages import check_tool_exchanges, parse_arguments
+from langgraph_openai_serve.api.messages import (
+    check_tool_exchanges,
+    file_block,
+    parse_arguments,
+)
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
@@ -33,12 +37,17 @@ from langgraph_openai_serve.graph.request import (
 __all__ = ["decode_chat_request"]
 
 
-def _content(content: str | list[TextPart] | None) -> str | list[str | dict[str, Any]]:
+def _content(content: str | list[Any] | None) -> str | list[str | dict[str, Any]]:
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    return [{"type": "text", "text": part.text} for part in content]
+    return [
+        file_block(part.file.file_id)
+        if isinstance(part, FilePart)
+        else {"type": "text", "text": part.text}
+        for part in content
+    ]
 
 
 def _message(message: Any, index: int) -> BaseMessage:

@@ -18,7 +18,7 @@ from langgraph_openai_serve.api.common import (
     ToolParameters,
 )
 
-__all__ = ["ChatCompletionRequest", "ChatMessage", "TextPart"]
+__all__ = ["ChatCompletionRequest", "ChatMessage", "FilePart", "TextPart"]
 
 
 class TextPart(StrictModel):
@@ -26,6 +26,22 @@ class TextPart(StrictModel):
 
     type: Literal["text"]
     text: str
+
+
+class FileRef(StrictModel):
+    """``file``: only ``file_id`` (no inline ``file_data`` or ``filename``)."""
+
+    file_id: str = Field(min_length=1, max_length=256)
+
+
+class FilePart(StrictModel):
+    """``{"type": "file", "file": {"file_id": ...}}``."""
+
+    type: Literal["file"]
+    file: FileRef
+
+
+UserPart = Annotated[TextPart | FilePart, Field(discriminator="type")]
 
 
 class FunctionCall(StrictModel):
@@ -55,7 +71,7 @@ class UserMessageParam(StrictModel):
     """A ``user`` message."""
 
     role: Literal["user"]
-    content: str | list[TextPart]
+    content: str | list[UserPart]
     name: str | None = None
 
 

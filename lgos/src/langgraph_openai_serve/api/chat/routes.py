@@ -14,7 +14,7 @@ from langgraph_openai_serve.api.chat.encode import (
 )
 from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
 from langgraph_openai_serve.api.runs import respond
-from langgraph_openai_serve.api.tools import check_tools
+from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
 
@@ -38,6 +38,7 @@ async def create_chat_completion(request: Request) -> Response:
     check_tools(
         config, graph_request, [tool.function.name for tool in body.tools or ()]
     )
+    check_file_inputs(config, body.model, messages)
     frame = ChatFrame(
         model=body.model,
         include_usage=bool(body.stream_options and body.stream_options.include_usage),

@@ -15,7 +15,11 @@ from langchain_core.messages import (
 )
 
 from langgraph_openai_serve.api.common import check_metadata
-from langgraph_openai_serve.api.messages import check_tool_exchanges, parse_arguments
+from langgraph_openai_serve.api.messages import (
+    check_tool_exchanges,
+    file_block,
+    parse_arguments,
+)
 from langgraph_openai_serve.api.responses.request import (
     CustomToolCallItem,
     CustomToolCallOutputItem,
@@ -23,9 +27,11 @@ from langgraph_openai_serve.api.responses.request import (
     FunctionCallItem,
     FunctionCallOutputItem,
     FunctionTool,
+    InputFile,
     InputText,
     MessageItem,
     OutputText,
+    Refusal,
     ResponseCreateRequest,
     WebSearchCallItem,
     WebSearchSelector,
@@ -49,8 +55,13 @@ from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
 __all__ = ["DecodedResponseRequest", "decode_response_request"]
 
 
-def _text_blocks(parts: list[Any]) -> list[str | dict[str, Any]]:
-    return [{"type": "text", "text": part.text} for part in parts]
+def _input_blocks(parts: list[Any]) -> list[str | dict[str, Any]]:
+    return [
+        file_block(part.file_id)
+        if isinstance(part, InputFile)
+        else {"type": "text", "text": part.text}
+        for part in parts
+    ]
 
 
 def _assistant_content(item: MessageItem) -> str | list[str | dict[str, Any]]:
@@ -63,8 +74,11 @@ def _assistant_content(item: MessageItem) -> str | list[str | dict[str, Any]]:
             block: dict[str, Any] = {"type": "text", "text": part.text}
             if isinstance(part, OutputText):
                 block["annotations"] = [dict(a) for a in part.annotations]
-        else:
+        elif isinstance(part, Refusal):
             block = {"type": "refusal", "refusal": part.refusal}
+        else:
+            msg = "assistant messages carry no files"
+            raise ValueError(msg)
         if item.id is not None:
             block["id"] = item.id
         if item.phase is not None:
@@ -75,6 +89,13 @@ def _assistant_content(item: MessageItem) -> str | list[str | dict[str, Any]]:
 
 def _message(item: MessageItem, index: int) -> BaseMessage:
     if item.role == "assistant":
+        if not isinstance(item.content, str):
+            for position, part in enumerate(item.content):
+                if isinstance(part, InputFile):
+                    raise InvalidRequestError(
+                        "An assistant message cannot carry input_file content.",
+                        param=f"input[{index}].content[{position}]",
+                    )
         kwargs = {"phase": item.phase} if item.phase is not None else {}
         return AIMessage(
             content=_assistant_content(item), id=item.id, additional_kwargs=kwargs
@@ -83,12 +104,17 @@ def _message(item: MessageItem, index: int) -> BaseMessage:
     if isinstance(item.content, str):
         content = item.content
     else:
-        if any(not isinstance(part, InputText) for part in item.content):
-            raise InvalidRequestError(
-                f"A {item.role} message accepts only input_text content.",
-                param=f"input[{index}].content",
-            )
-        content = _text_blocks(item.content)
+        allowed = (InputText, InputFile) if item.role == "user" else (InputText,)
+        for position, part in enumerate(item.content):
+            if not isinstance(part, allowed):
+                kinds = (
+                    "input_text or input_file" if item.role == "user" else "input_text"
+                )
+                raise InvalidRequestError(
+                    f"A {item.role} message accepts only {kinds} content.",
+                    param=f"input[{index}].content[{position}]",
+                )
+        content = _input_blocks(item.content)
     if item.role == "user":
         return HumanMessage(content=content)
     kwargs = {"__openai_role__": "developer"} if item.role == "developer" else {}

@@ -14,7 +14,7 @@ from langgraph_openai_serve.api.responses.request import (
     Tool,
     WebSearchSelector,
 )
-from langgraph_openai_serve.api.tools import check_tools
+from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
 from langgraph_openai_serve.graph.config import GraphFeature
 from langgraph_openai_serve.graph.interrupt import interrupt_response_id, new_nonce
 from langgraph_openai_serve.graph.registry import GraphRegistry
@@ -51,6 +51,7 @@ def plan_response(
     check_tools(
         config, decoded.graph_request, [_tool_name(t) for t in body.tools or ()]
     )
+    check_file_inputs(config, body.model, decoded.messages)
     frame = ResponseFrame(request=body)
     run_id = decoded.run_id or run_id
     if config.supports(GraphFeature.INTERRUPTS) or nonce is not None:

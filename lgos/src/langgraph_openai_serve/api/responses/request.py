@@ -26,6 +26,7 @@ __all__ = [
     "FunctionCallItem",
     "FunctionCallOutputItem",
     "FunctionTool",
+    "InputFile",
     "InputItem",
     "InputText",
     "MessageItem",
@@ -61,8 +62,19 @@ class Refusal(StrictModel):
     refusal: str
 
 
+class InputFile(StrictModel):
+    """``{"type": "input_file", "file_id": ...}``: a Files API file.
+
+    URLs, inline ``file_data`` and ``filename`` are not served: upload to an
+    OpenAI-compatible Files service and send the returned ID.
+    """
+
+    type: Literal["input_file"]
+    file_id: str = Field(min_length=1, max_length=256)
+
+
 ContentPart = Annotated[
-    InputText | OutputText | Refusal,
+    InputText | InputFile | OutputText | Refusal,
     Field(discriminator="type"),
 ]
 
