@@ -392,3 +392,24 @@ def test_structured_output_with_json_schema_and_typeddict_returns_dicts() -> Non
         "ok": True,
         "reason": "check",
     }
+
+
+def test_forced_custom_tool_call_uses_the_user_text() -> None:
+    from langchain_core.messages import HumanMessage
+    from langchain_openai import custom_tool
+
+    from lgos_demo_api.offline import OfflineChatModel
+
+    @custom_tool
+    def shout(text: str) -> str:
+        """Upper-case the text."""
+        return text.upper()
+
+    reply = (
+        OfflineChatModel()
+        .bind_tools([shout], tool_choice="required")
+        .invoke([HumanMessage("hello there")])
+    )
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [
+        ("shout", {"__arg1": "hello there"})
+    ]

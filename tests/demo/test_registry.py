@@ -5,7 +5,11 @@ from langgraph_openai_serve import GraphRegistry
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.server import ServerResources
 from lgos_demo_api.graphs.chat import ChatSettings
-from lgos_demo_api.registry import GRAPH_BUILDERS, create_registry
+from lgos_demo_api.registry import (
+    GRAPH_BUILDERS,
+    RESOURCE_GRAPH_BUILDERS,
+    create_registry,
+)
 from lgos_demo_api.settings import DemoApiSettings
 
 
@@ -20,7 +24,9 @@ def test_registry_serves_the_chat_graph(offline_settings: DemoApiSettings) -> No
         offline_settings,
     )
     assert isinstance(registry, GraphRegistry)
-    assert list(registry.graphs) == [name for name, _ in GRAPH_BUILDERS]
+    assert list(registry.graphs) == [
+        name for name, _ in (*GRAPH_BUILDERS, *RESOURCE_GRAPH_BUILDERS)
+    ]
     assert "chat" in registry.graphs
     chat = registry.get_graph("chat")
     assert chat.client_settings is ChatSettings
@@ -41,7 +47,15 @@ def test_registry_serves_every_demo_graph(offline_settings: DemoApiSettings) -> 
         ),
         offline_settings,
     )
-    assert list(registry.graphs) == ["chat", "writer", "citations", "functions"]
+    assert list(registry.graphs) == [
+        "chat",
+        "writer",
+        "citations",
+        "functions",
+        "server-tools",
+        "approval",
+        "deep-research",
+    ]
     assert registry.get_graph("writer").client_settings is WriterSettings
     assert registry.get_graph("citations").client_settings is CitationsSettings
     functions = registry.get_graph("functions")

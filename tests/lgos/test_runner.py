@@ -149,3 +149,38 @@ async def test_nostream_model_calls_stay_private() -> None:
     streamed = [e.text for e in events if isinstance(e, TextChunk)]
     assert "".join(streamed) == "the public answer"
     assert len(streamed) == 3
+
+
+async def test_subgraph_text_and_status_reach_the_stream_once() -> None:
+    from langgraph.config import get_stream_writer
+
+    from langgraph_openai_serve import status_event
+    from lgos_demo_api.offline import OfflineChatModel
+
+    model = OfflineChatModel(responder=lambda m, t, c: "answer from the subgraph")
+
+    async def inner(state: MessagesState) -> dict[str, Any]:
+        get_stream_writer()(status_event("inside the subgraph"))
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    sub = StateGraph(MessagesState)
+    sub.add_node("inner", inner)
+    sub.add_edge(START, "inner")
+    root = StateGraph(MessagesState)
+    root.add_node("sub", sub.compile())
+    root.add_edge(START, "sub")
+    registry = GraphRegistry(
+        graphs={"m": GraphConfig(graph=root.compile(), description="d")}
+    )
+    events = [
+        e
+        async for e in run_langgraph_stream(
+            GraphRequest(model="m"), [HumanMessage("x")], registry
+        )
+    ]
+    text = "".join(e.text for e in events if isinstance(e, TextChunk))
+    assert text == "answer from the subgraph"
+    statuses = [e["data"]["description"] for e in events if isinstance(e, dict)]
+    assert statuses == ["inside the subgraph"]
+    assert [e["ns"] for e in events if isinstance(e, dict)][0][0].startswith("sub")
+    assert events[-1].text == "answer from the subgraph"

@@ -103,11 +103,14 @@ with `bind_tools` (empty when none), `tool_choice` whatever was passed to
 `True`, or an OpenAI `{"type": "function", "function": {"name": ...}}` dict).
 """
 
-StructuredResponder = Callable[[list[BaseMessage], Any], dict[str, Any]]
+StructuredResponder = Callable[[list[BaseMessage], Any], dict[str, Any] | AIMessage]
 """`(messages, schema) -> dict` producing the arguments for a structured output.
 
 `schema` is exactly what was passed to `with_structured_output` (a pydantic
-class, a `TypedDict`, or a JSON schema / OpenAI tool dict).
+class, a `TypedDict`, or a JSON schema / OpenAI tool dict). Returning an
+`AIMessage` instead answers with that message and no structured call, for
+example a refusal (`content=[{"type": "refusal", "refusal": "..."}]`), which
+`with_structured_output(..., include_raw=True)` reports as `parsed=None`.
 """
 
 _QUOTE_LIMIT = 200
@@ -168,9 +171,14 @@ def _forced_tool(tools: list[dict[str, Any]], tool_choice: Any) -> dict | None:
             "name"
         )
     for tool in tools:
-        if tool["function"]["name"] == tool_choice:
+        if _tool_name(tool) == tool_choice:
             return tool
     return None
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    """Name of an OpenAI function tool or a custom (free-form) tool dict."""
+    return tool["function"]["name"] if "function" in tool else tool.get("name", "")
 
 
 def default_responder(
@@ -212,14 +220,19 @@ def default_responder(
     last_user = _last_user_text(messages)
     forced = _forced_tool(tools, tool_choice)
     if forced is not None:
-        function = forced["function"]
-        args = _example_value(function.get("parameters", {}), last_user or "")
+        if "function" in forced:
+            function = forced["function"]
+            value = _example_value(function.get("parameters", {}), last_user or "")
+            args = value if isinstance(value, dict) else {}
+        else:
+            # A custom tool takes free-form text: the last user message.
+            args = {"__arg1": last_user or ""}
         return AIMessage(
             content="",
             tool_calls=[
                 {
-                    "name": function["name"],
-                    "args": args if isinstance(args, dict) else {},
+                    "name": _tool_name(forced),
+                    "args": args,
                     "id": f"call_offline_{len(messages)}",
                 }
             ],
@@ -440,11 +453,19 @@ class OfflineChatModel(BaseChatModel):
         if schema is not None:
             name = convert_to_openai_tool(schema)["function"]["name"]
             args = self.structured_responder(list(messages), schema)
-            answer: AIMessage | str = AIMessage(
-                content="",
-                tool_calls=[
-                    {"name": name, "args": args, "id": f"call_offline_{len(messages)}"}
-                ],
+            answer: AIMessage | str = (
+                args
+                if isinstance(args, AIMessage)
+                else AIMessage(
+                    content="",
+                    tool_calls=[
+                        {
+                            "name": name,
+                            "args": args,
+                            "id": f"call_offline_{len(messages)}",
+                        }
+                    ],
+                )
             )
         else:
             answer = self.responder(list(messages), tools, tool_choice)

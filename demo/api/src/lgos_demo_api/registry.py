@@ -10,16 +10,25 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from langgraph_openai_serve import GraphConfig, GraphRegistry
+from lgos_demo_api.graphs.approval import approval_graph_config
 from lgos_demo_api.graphs.chat import chat_graph_config
 from lgos_demo_api.graphs.citations import citations_graph_config
+from lgos_demo_api.graphs.deep_research import deep_research_graph_config
 from lgos_demo_api.graphs.functions import functions_graph_config
+from lgos_demo_api.graphs.server_tools import server_tools_graph_config
 from lgos_demo_api.graphs.writer import writer_graph_config
 from lgos_demo_api.settings import DemoApiSettings, get_settings
 
 if TYPE_CHECKING:
     from langgraph_openai_serve.server import ServerResources
 
-__all__ = ["GRAPH_BUILDERS", "GraphBuilder", "create_registry"]
+__all__ = [
+    "GRAPH_BUILDERS",
+    "RESOURCE_GRAPH_BUILDERS",
+    "GraphBuilder",
+    "ResourceGraphBuilder",
+    "create_registry",
+]
 
 GraphBuilder = Callable[[DemoApiSettings], GraphConfig]
 """Builds one graph's `GraphConfig` from the demo settings."""
@@ -29,8 +38,18 @@ GRAPH_BUILDERS: tuple[tuple[str, GraphBuilder], ...] = (
     ("writer", writer_graph_config),
     ("citations", citations_graph_config),
     ("functions", functions_graph_config),
+    ("server-tools", server_tools_graph_config),
 )
 """`(model name, builder)` for every served demo graph, in listing order."""
+
+ResourceGraphBuilder = Callable[[DemoApiSettings, "ServerResources"], GraphConfig]
+"""Builds a `GraphConfig` that needs the server's resources (a checkpointer)."""
+
+RESOURCE_GRAPH_BUILDERS: tuple[tuple[str, ResourceGraphBuilder], ...] = (
+    ("approval", approval_graph_config),
+    ("deep-research", deep_research_graph_config),
+)
+"""`(model name, builder)` for graphs built with `ServerResources`; listed last."""
 
 
 def create_registry(
@@ -54,6 +73,12 @@ def create_registry(
     """
     settings = settings if settings is not None else get_settings()
     return GraphRegistry(
-        graphs={name: build(settings) for name, build in GRAPH_BUILDERS},
+        graphs={
+            **{name: build(settings) for name, build in GRAPH_BUILDERS},
+            **{
+                name: build(settings, resources)
+                for name, build in RESOURCE_GRAPH_BUILDERS
+            },
+        },
         run_coordinator=resources.run_coordinator,
     )

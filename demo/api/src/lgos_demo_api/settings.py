@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+from typing import Literal, Self
+
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["DemoApiSettings", "get_settings"]
+__all__ = ["DemoApiSettings", "WebSearchBackend", "get_settings"]
+
+WebSearchBackend = Literal["offline", "searxng", "openai"]
+"""Where the demo's `web_search` tool looks things up."""
 
 
 class DemoApiSettings(BaseSettings):
@@ -24,6 +29,17 @@ class DemoApiSettings(BaseSettings):
         openai_responses_model: Model name used through the Responses API.
         offline_chunk_delay: Seconds between words streamed by the offline
             model (>= 0).
+        web_search_backend: What the `web_search` tool searches: `offline`
+            (the bundled corpus, BM25), `searxng` (a SearXNG instance at
+            `searxng_url`) or `openai` (a private upstream Responses call with
+            OpenAI's built-in web search; needs `openai_api_key`).
+        web_search_max_results: The most results one search returns (1-10).
+        web_search_timeout: Seconds a `searxng` or `openai` search may take.
+        searxng_url: Base URL of the SearXNG instance (its JSON format must be
+            enabled), e.g. `http://127.0.0.1:8888`.
+        corpus_base_url: Where the corpus server
+            (`python -m lgos_demo_api.corpus_server`) serves the offline
+            corpus; offline search results link there.
 
     """
 
@@ -39,6 +55,21 @@ class DemoApiSettings(BaseSettings):
     openai_base_url: str | None = None
     openai_responses_model: str = "gpt-4.1-mini"
     offline_chunk_delay: float = Field(default=0.02, ge=0.0)
+    web_search_backend: WebSearchBackend = "offline"
+    web_search_max_results: int = Field(default=5, ge=1, le=10)
+    web_search_timeout: float = Field(default=30.0, gt=0.0)
+    searxng_url: str | None = None
+    corpus_base_url: str = "http://127.0.0.1:8002"
+
+    @model_validator(mode="after")
+    def _check_web_search_backend(self) -> Self:
+        if self.web_search_backend == "searxng" and not self.searxng_url:
+            msg = "DEMO_API_WEB_SEARCH_BACKEND=searxng needs DEMO_API_SEARXNG_URL."
+            raise ValueError(msg)
+        if self.web_search_backend == "openai" and self.openai_api_key is None:
+            msg = "DEMO_API_WEB_SEARCH_BACKEND=openai needs DEMO_API_OPENAI_API_KEY."
+            raise ValueError(msg)
+        return self
 
 
 def get_settings() -> DemoApiSettings:

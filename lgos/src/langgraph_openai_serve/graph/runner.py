@@ -373,6 +373,10 @@ async def stream_run(
         config=run.runnable_config,
         context=run.context,
         stream_mode=modes,
+        # Custom (status) events written inside subgraphs reach the root
+        # stream only with subgraphs=True; nested values and updates are
+        # filtered out below by their namespace.
+        subgraphs=stream,
         version="v2",
         **kwargs,
     )

@@ -1,0 +1,418 @@
+"""The offline model's script for `deep-research`: every step, deterministic.
+
+`offline_research_model()` is an `OfflineChatModel` that recognises each step
+of the graph by its system prompt and plays it:
+
+- triage (`triage_decision`): greetings, thanks, arithmetic and other short
+  small talk need no research; so do requests without a research cue. Cues
+  are words such as compare, research, investigate, latest, recent, current,
+  news, trends, versus, differences, "pros and cons" or "state of". A plan
+  has three to five self-contained questions built from the request's topic
+  (four for comparisons and for "latest" questions, five for both). An edit
+  `remove N` drops question N; any other edit is added as a question
+  (replacing the last one when the plan has five). A request mentioning a
+  weapon, a bomb, an explosive or malware is refused. "Research is required"
+  in the prompt turns any request into a plan.
+- researcher (`research_step`): round 1 searches the question's keywords and,
+  in parallel, a shorter variant; later rounds retry with other queries only
+  when every search so far failed or found nothing.
+- report (`report_text`): per question, the first sentence of up to two of
+  its sources, each followed by its `[n]` marker, or a plain statement that
+  the question remains unanswered.
+- answer (`answer_step`): calls the client's functions when the request
+  names them (or `tool_choice` forces it), summarises function results,
+  evaluates arithmetic, greets back, and otherwise explains that it answers
+  without research.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import operator
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from lgos_demo_api.graphs.deep_research import (
+    ANSWER_PROMPT,
+    FORCED_RESEARCH,
+    REPORT_PROMPT,
+    RESEARCH_PROMPT,
+)
+from lgos_demo_api.offline import OfflineChatModel, default_responder
+from lgos_demo_api.search.citing import MARKER
+from lgos_demo_api.search.queries import keyword_query
+
+__all__ = [
+    "REFUSAL",
+    "answer_step",
+    "offline_research_model",
+    "plan_for",
+    "report_text",
+    "research_step",
+    "triage_decision",
+]
+
+REFUSAL = "I can't help with weapons, explosives or malware."
+
+_RESEARCH_CUES = (
+    "compare",
+    "comparison",
+    "research",
+    "investigate",
+    "latest",
+    "recent",
+    "current",
+    "news",
+    "trend",
+    "versus",
+    " vs ",
+    " vs.",
+    "difference",
+    "pros and cons",
+    "state of",
+    "survey",
+)
+_LATEST_CUES = ("latest", "recent", "current", "news", "trend", "state of", "today")
+_COMPARE_CUES = ("compare", "comparison", "versus", " vs ", " vs.", "difference")
+_HARMFUL = ("weapon", "bomb", "explosive", "malware")
+_GREETINGS = re.compile(
+    r"^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|evening))\b",
+    re.IGNORECASE,
+)
+_ARITHMETIC = re.compile(r"^[\d\s.+\-*/()%^x×÷=?]*\d[\d\s.+\-*/()%^x×÷=?]*$")
+_ASKS_TO_CALCULATE = re.compile(
+    r"^(what is|what's|calculate|compute|how much is)\s+", re.IGNORECASE
+)
+_LEADING_VERB = re.compile(
+    r"^(please\s+)?(compare|research|investigate|explain|describe|summari[sz]e|"
+    r"tell me about|what is|what are|what's|how do|how does|find out)\s+",
+    re.IGNORECASE,
+)
+_PLAN_LINE = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
+_EDIT = re.compile(
+    r"^Revise the plan according to this request from the user: (.+)$", re.MULTILINE
+)
+_QUESTION = re.compile(r"^Question (\d+): (.+)$")
+_SOURCE = re.compile(r"^\[(\d+)\] (.+) <(\S+)>$")
+_REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNORECASE)
+
+
+def _last_user_text(messages: Sequence[BaseMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return " ".join(str(message.text).split())
+    return ""
+
+
+def _system_text(messages: Sequence[BaseMessage]) -> str:
+    return "\n".join(str(m.text) for m in messages if isinstance(m, SystemMessage))
+
+
+def _topic(question: str) -> str:
+    topic = question.strip().rstrip("?.! ")
+    topic = _LEADING_VERB.sub("", topic).strip()
+    return topic or question.strip() or "the request"
+
+
+def _as_question(text: str) -> str:
+    text = text.strip().rstrip(".!")
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith("?") else f"{text}?"
+
+
+def plan_for(question: str) -> list[str]:
+    """Build the research plan for a request (three to five questions)."""
+    lowered = f" {question.lower()} "
+    topic = _topic(question)
+    plan = [
+        f"What do the sources document regarding {topic}?",
+        f"Which APIs, mechanisms or steps are involved regarding {topic}?",
+        f"What limitations or open questions are reported regarding {topic}?",
+    ]
+    if any(cue in lowered for cue in _COMPARE_CUES):
+        plan.insert(2, f"How do the options compare regarding {topic}?")
+    if any(cue in lowered for cue in _LATEST_CUES):
+        plan.append(f"What has changed recently regarding {topic}?")
+    return plan
+
+
+def _revise(plan: list[str], edit: str) -> list[str]:
+    revised = list(plan)
+    removal = _REMOVE.match(edit.strip())
+    if removal is not None:
+        index = int(removal.group(2)) - 1
+        if 0 <= index < len(revised) and len(revised) > 1:
+            del revised[index]
+        return revised
+    addition = re.sub(r"^(also\s+)?(add|include)\s*:?\s*", "", edit.strip(), flags=re.I)
+    question = _as_question(addition)
+    if len(revised) >= 5:
+        revised[-1] = question
+    else:
+        revised.append(question)
+    return revised
+
+
+def _needs_research(question: str) -> bool:
+    lowered = f" {question.lower()} "
+    if not question or _GREETINGS.match(question) or _arithmetic(question):
+        return False
+    return any(cue in lowered for cue in _RESEARCH_CUES)
+
+
+def triage_decision(
+    messages: list[BaseMessage], schema: Any
+) -> dict[str, Any] | AIMessage:
+    """Play the triage step (a `StructuredResponder`)."""
+    question = _last_user_text(messages)
+    system = _system_text(messages)
+    if any(word in question.lower() for word in _HARMFUL):
+        return AIMessage(content=[{"type": "refusal", "refusal": REFUSAL}])
+    edit = _EDIT.search(system)
+    if edit is not None:
+        current = _PLAN_LINE.findall(system[: edit.start()])
+        return {"needs_research": True, "questions": _revise(current, edit.group(1))}
+    if FORCED_RESEARCH in system or _needs_research(question):
+        return {"needs_research": True, "questions": plan_for(question)}
+    return {"needs_research": False, "questions": []}
+
+
+def _searches(messages: Sequence[BaseMessage]) -> tuple[list[str], list[ToolMessage]]:
+    queries = [
+        str(call["args"].get("query", ""))
+        for m in messages
+        if isinstance(m, AIMessage)
+        for call in m.tool_calls
+    ]
+    results = [m for m in messages if isinstance(m, ToolMessage)]
+    return queries, results
+
+
+def research_step(
+    messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
+) -> AIMessage:
+    """Play a researcher's search step: choose this round's queries."""
+    question = _last_user_text(messages)
+    queries, results = _searches(messages)
+    candidates = [
+        keyword_query(question, 6),
+        keyword_query(question, 3),
+        keyword_query(question, 2),
+        keyword_query(question, 1),
+    ]
+    fresh = [q for q in dict.fromkeys(candidates) if q and q not in queries]
+    if not queries:
+        chosen = fresh[:2] or [question]
+    else:
+        useful = any(
+            r.status != "error"
+            and isinstance(r.artifact, dict)
+            and r.artifact.get("sources")
+            for r in results
+        )
+        chosen = [] if useful else fresh[:1]
+    if not chosen and tool_choice in ("required", "any", True):
+        chosen = [keyword_query(question) or question]
+    rounds = sum(isinstance(m, AIMessage) for m in messages)
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {
+                "name": "web_search",
+                "args": {"query": query},
+                "id": _call_id(question, rounds, index, query),
+            }
+            for index, query in enumerate(chosen)
+        ],
+    )
+
+
+def _call_id(*parts: object) -> str:
+    return "call_" + hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+def _first_sentence(text: str) -> str:
+    text = MARKER.sub("", text)
+    text = re.sub(r"[`*_#>|]", "", text)
+    text = " ".join(text.split())
+    sentence = re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0].strip()
+    sentence = sentence.rstrip(".!?:;,") or text[:160]
+    return sentence[:240].rstrip()
+
+
+def report_text(system: str) -> str:
+    """Write the offline report from the findings listed in the report prompt."""
+    questions: list[tuple[int, str, list[tuple[int, str]]]] = []
+    snippet_for: dict[int, str] = {}
+    current: list[tuple[int, str]] | None = None
+    last_number: int | None = None
+    for line in system.splitlines():
+        if match := _QUESTION.match(line):
+            current = []
+            questions.append((int(match.group(1)), match.group(2), current))
+            last_number = None
+        elif (match := _SOURCE.match(line)) and current is not None:
+            last_number = int(match.group(1))
+            current.append((last_number, match.group(2)))
+        elif line.startswith("    ") and last_number is not None:
+            snippet_for.setdefault(last_number, line.strip())
+    parts = [
+        "This is the offline demo model's research report, written only from "
+        "the search results."
+    ]
+    for number, question, sources in questions:
+        if sources:
+            sentences = " ".join(
+                f"{_first_sentence(snippet_for.get(n, title)) or title} [{n}]."
+                for n, title in sources[:2]
+            )
+        else:
+            sentences = (
+                "Unanswered: the searches found nothing that answers this question."
+            )
+        parts.append(f"**{number}. {question}** {sentences}")
+    return "\n\n".join(parts)
+
+
+_OPERATORS: dict[type, Callable[..., Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+
+def _evaluate(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        if isinstance(node.op, ast.Pow) and abs(_evaluate(node.right)) > 100:
+            raise ValueError("exponent too large")
+        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_evaluate(node.operand))
+    raise ValueError("not arithmetic")
+
+
+def _arithmetic(question: str) -> str | None:
+    """Evaluate `2 + 2`, `What is 3 x 4?` and the like; None for anything else."""
+    candidate = _ASKS_TO_CALCULATE.sub("", question.strip())
+    if not _ARITHMETIC.match(candidate):
+        return None
+    expression = candidate.rstrip("?= ").replace("×", "*").replace("÷", "/")
+    expression = expression.replace("^", "**").replace("x", "*")
+    try:
+        value = _evaluate(ast.parse(expression, mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+    shown = int(value) if float(value).is_integer() else round(value, 6)
+    return f"{expression.replace('**', '^')} = {shown}"
+
+
+def _function_calls(
+    messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
+) -> list[dict[str, Any]]:
+    functions = [t for t in tools if t.get("type") == "function"]
+    if not functions or tool_choice == "none":
+        return []
+    names = [t["function"]["name"] for t in functions]
+    if isinstance(tool_choice, str) and tool_choice in names:
+        wanted = [tool_choice]
+    else:
+        question = _last_user_text(messages).lower()
+        wanted = [
+            name
+            for name in names
+            if any(
+                len(part) >= 4 and part in question
+                for part in name.lower().split("_")
+                if part not in ("get", "current", "list", "fetch")
+            )
+        ]
+        if not wanted and tool_choice in ("required", "any", True):
+            wanted = names[:1]
+    calls = []
+    for name in wanted:
+        reply = default_responder(messages, functions, name)
+        assert isinstance(reply, AIMessage)
+        for call in reply.tool_calls:
+            calls.append({**call, "id": _call_id(len(messages), name)})
+    return calls
+
+
+def answer_step(
+    messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
+) -> AIMessage | str:
+    """Play the direct answer."""
+    if messages and isinstance(messages[-1], ToolMessage):
+        names = {
+            call["id"]: call["name"]
+            for m in messages
+            if isinstance(m, AIMessage)
+            for call in m.tool_calls
+        }
+        results = []
+        for message in messages[::-1]:
+            if not isinstance(message, ToolMessage):
+                break
+            name = message.name or names.get(message.tool_call_id, "a function")
+            results.append(f"{name} returned {message.text}")
+        return "The functions answered: " + "; ".join(reversed(results)) + "."
+    calls = _function_calls(messages, tools, tool_choice)
+    if calls:
+        return AIMessage(content="", tool_calls=calls)
+    question = _last_user_text(messages)
+    if (result := _arithmetic(question)) is not None:
+        return f"{result}."
+    if _GREETINGS.match(question):
+        return (
+            "Hello! This is the deep-research demo on the offline model. Ask "
+            "something that needs research, for example: Compare how LangGraph "
+            "and the OpenAI Agents SDK pause for approval (with web search on)."
+        )
+    return (
+        "This is the offline demo model, answering directly without research. "
+        f'You asked: "{question}". A real model would answer it here; ask a '
+        "question that needs research (compare, latest, research ...) to see "
+        "the plan, the researchers and a cited report."
+    )
+
+
+def _responder(
+    messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
+) -> AIMessage | str:
+    system = _system_text(messages)
+    if system.startswith(RESEARCH_PROMPT[:40]):
+        return research_step(messages, tools, tool_choice)
+    if system.startswith(REPORT_PROMPT[:40]):
+        return report_text(system)
+    if system.startswith(ANSWER_PROMPT[:40]):
+        return answer_step(messages, tools, tool_choice)
+    return default_responder(messages, tools, tool_choice)
+
+
+def offline_research_model(*, chunk_delay: float = 0.0) -> OfflineChatModel:
+    """Build the offline model that plays every `deep-research` step.
+
+    Triage goes through `structured_responder` (`triage_decision`); the
+    other steps are told apart by their system prompts.
+    """
+    return OfflineChatModel(
+        chunk_delay=chunk_delay,
+        responder=_responder,
+        structured_responder=triage_decision,
+    )
