@@ -730,8 +730,8 @@ def deep_research_graph_config(
             "cites the results. Select web search to let it research; searches "
             f"use {backend_label(settings)}. {answered_by(settings)}"
         ),
-        # GraphFeature.BACKGROUND joins this set once background Responses land.
-        features=frozenset({GraphFeature.INTERRUPTS}),
+        # Research takes minutes: clients may run any request in the background.
+        features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
         server_tools=frozenset({"web_search"}),
         client_settings=DeepResearchSettings,
         context_factory=deep_research_context,
