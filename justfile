@@ -36,6 +36,10 @@ demo: sync
     if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then exit 0; fi
     exit "$status"
 
+# Overhead benchmark: prints a table, writes .data/bench.json (SECONDS per figure)
+bench SECONDS="5": sync
+    uv run --frozen --no-sync python -m bench.run --seconds {{ SECONDS }}
+
 # Lint and type-check the workspace
 lint: sync
     uv run --frozen --no-sync ruff check .
