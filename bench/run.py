@@ -228,7 +228,8 @@ def table(results: dict[str, Any]) -> str:
         f"Chat / floor      = {ratios['chat_vs_floor']:.2f}  (target >= 0.90)",
         "stream total / (astream + bare) = "
         f"{ratios['stream_total_vs_target']:.2f}  (target <= 1.30)",
-        f"stream first delta p50 = {results['stream_lgos']['first_delta_p50_ms']:.2f} ms",
+        "stream first delta p50 = "
+        f"{results['stream_lgos']['first_delta_p50_ms']:.2f} ms",
     ]
     return "\n".join(lines)
 
