@@ -24,11 +24,14 @@ demo: sync
     export DEMO_CHAINLIT_HOST="${DEMO_CHAINLIT_HOST:-127.0.0.1}"
     export DEMO_CHAINLIT_PORT="${DEMO_CHAINLIT_PORT:-8001}"
     export DEMO_CHAINLIT_OPENAI_BASE_URL="${DEMO_CHAINLIT_OPENAI_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1}"
+    export DEMO_FILES_HOST="${DEMO_FILES_HOST:-127.0.0.1}"
+    export DEMO_FILES_PORT="${DEMO_FILES_PORT:-8003}"
     mode="offline demo model (no API key needed)"
     if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then mode="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"; fi
     echo "LGOS demo as local processes (no Docker engine is used); graphs answer with the ${mode}."
     echo "  Chat UI (Chainlit):   http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
     echo "  OpenAI-compatible API: ${DEMO_CHAINLIT_OPENAI_BASE_URL}"
+    echo "  Files service:         http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1"
     echo "Press Ctrl-C to stop everything."
     status=0
     uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start || status=$?
