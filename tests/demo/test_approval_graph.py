@@ -128,7 +128,9 @@ async def test_streamed_resume_with_settings_sent_again(client: AsyncOpenAI) -> 
     by_reviewer = {json.loads(c.arguments)["reviewer"]: c for c in calls}
     assert set(by_reviewer) == {"manager", "finance"}
     for reviewer, call in by_reviewer.items():
-        assert f"{reviewer.capitalize()} review" in json.loads(call.arguments)["question"]
+        assert (
+            f"{reviewer.capitalize()} review" in json.loads(call.arguments)["question"]
+        )
 
     # Both answers go in one resume; one alone is rejected.
     with pytest.raises(openai.BadRequestError):

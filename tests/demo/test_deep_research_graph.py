@@ -235,7 +235,7 @@ def test_topology_matches_the_specification() -> None:
 async def test_discovery(env: Env) -> None:
     model = await env.openai.models.retrieve(MODEL)
     lgos = model.model_extra["lgos"]  # type: ignore[index]
-    assert lgos["features"] == ["interrupts"]
+    assert lgos["features"] == ["background", "file_inputs", "interrupts"]
     assert lgos["server_tools"] == ["web_search"]
     assert "offline demo model" in lgos["description"]
     schema = lgos["client_settings"]["json_schema"]["properties"]

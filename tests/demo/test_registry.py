@@ -53,6 +53,7 @@ def test_registry_serves_every_demo_graph(offline_settings: DemoApiSettings) -> 
         "citations",
         "functions",
         "server-tools",
+        "files",
         "approval",
         "deep-research",
     ]

@@ -40,6 +40,10 @@ class DemoApiSettings(BaseSettings):
         corpus_base_url: Where the corpus server
             (`python -m lgos_demo_api.corpus_server`) serves the offline
             corpus; offline search results link there.
+        files_base_url: Base URL of the OpenAI-compatible Files API the file
+            graphs read attachments from and upload generated files to
+            (`python -m lgos_demo_files` serves one on port 8003).
+        files_api_key: Bearer key for that Files API.
 
     """
 
@@ -60,6 +64,8 @@ class DemoApiSettings(BaseSettings):
     web_search_timeout: float = Field(default=30.0, gt=0.0)
     searxng_url: str | None = None
     corpus_base_url: str = "http://127.0.0.1:8002"
+    files_base_url: str = "http://127.0.0.1:8003/v1"
+    files_api_key: SecretStr = SecretStr("lgos-demo")
 
     @model_validator(mode="after")
     def _check_web_search_backend(self) -> Self:

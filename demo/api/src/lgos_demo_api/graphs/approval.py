@@ -134,7 +134,7 @@ def _shorten(text: str, limit: int = 160) -> str:
 
 
 def review_payload(reviewer: str, request: str, *, parallel: bool) -> dict[str, Any]:
-    """The interrupt payload one reviewer is asked with.
+    """Build the interrupt payload one reviewer is asked with.
 
     Args:
         reviewer: `manager` or `finance`.
@@ -263,15 +263,15 @@ def build_approval_graph(
             Send("review", ReviewTask(reviewer=r, request=request)) for r in reviewers
         ]
 
-    def review(task: ReviewTask, runtime: Runtime[ApprovalSettings]) -> dict[str, Any]:
+    def review(state: ReviewTask, runtime: Runtime[ApprovalSettings]) -> dict[str, Any]:
         settings = runtime.context or ApprovalSettings()
         answer = interrupt(
             review_payload(
-                task["reviewer"], task["request"], parallel=settings.parallel_review
+                state["reviewer"], state["request"], parallel=settings.parallel_review
             )
         )
         text = answer if isinstance(answer, str) else json.dumps(answer)
-        return {"decisions": [Decision(reviewer=task["reviewer"], answer=text)]}
+        return {"decisions": [Decision(reviewer=state["reviewer"], answer=text)]}
 
     async def decide(state: ApprovalState) -> dict[str, Any]:
         prompt = "\n".join([DECIDE_INSTRUCTIONS, *decision_lines(state["decisions"])])

@@ -28,12 +28,19 @@ Topology (`graph.get_graph(xray=True)`; dotted edges are chosen at run time)::
   to the root graph's `messages`, where LGOS turns them into `web_search_call`
   items.
 - `report` (streams) writes from the search results and the user's messages
-  only, cites them with `[n]` markers that become `url_citation` annotations
-  in code, and reports questions the results do not answer as unanswered.
+  (attachments included) only, cites them with `[n]` markers that become
+  `url_citation` annotations in code, and reports questions the results do
+  not answer as unanswered.
 - `answer` (streams) answers directly: it binds the client's functions and
   honours `tool_choice` and `parallel_tool_calls`. It also carries a triage
   refusal as native refusal content, and tells the user to turn on web search
   when a plan needs it but the request did not select `web_search`.
+
+Attachments (`GraphFeature.FILE_INPUTS`) stay Files API IDs in the state;
+`resolve_file_inputs` turns them into text only for the `triage`, `report`
+and `answer` model calls, downloading each file once per run (the run's
+`FileCache` is part of its context). Researchers never see them: they get
+their question only.
 
 Both subgraphs compile without a checkpointer and inherit the parent's, so a
 paused review is stored under the scope's checkpoint namespace and resumed
@@ -79,6 +86,7 @@ from langgraph_openai_serve import (
     NamedFunctionToolChoice,
     status_event,
 )
+from lgos_demo_api.files import FileCache, FilesClient, resolve_file_inputs
 from lgos_demo_api.models import answered_by, chat_model, uses_offline_model
 from lgos_demo_api.search import backend_label, search_backend, web_search_tool
 from lgos_demo_api.search.base import SearchResult
@@ -209,6 +217,7 @@ class DeepResearchContext:
         tool_choice: `None`, `"auto"`, `"none"` or `"required"`.
         function_choice: The client function a named `tool_choice` forces.
         parallel_tool_calls: `False` limits an answer to one function call.
+        file_cache: The run's attachment downloads (a fresh cache per request).
 
     """
 
@@ -218,6 +227,7 @@ class DeepResearchContext:
     tool_choice: Literal["auto", "none", "required"] | None = None
     function_choice: str | None = None
     parallel_tool_calls: bool | None = None
+    file_cache: FileCache = field(default_factory=FileCache, compare=False, repr=False)
 
     @property
     def answers_directly(self) -> bool:
@@ -433,6 +443,7 @@ def build_deep_research_graph(
     search: BaseTool,
     *,
     checkpointer: BaseCheckpointSaver | None = None,
+    files: FilesClient | None = None,
 ) -> DeepResearchGraph:
     """Compile the `deep-research` graph.
 
@@ -443,6 +454,8 @@ def build_deep_research_graph(
         search: The `web_search` tool.
         checkpointer: The parent's checkpointer (the subgraphs have none and
             inherit it). LGOS needs one for the plan review.
+        files: The Files API client `triage`, `report` and `answer` read
+            attachments through; None turns attachments into notes.
 
     Returns:
         The compiled graph, named `deep-research`.
@@ -469,9 +482,12 @@ def build_deep_research_graph(
             instructions.append(
                 REVISE_PLAN.format(plan=numbered(state["plan"]), edit=state["edit"])
             )
-        result = await triage_model.ainvoke(
-            [SystemMessage("\n\n".join(instructions)), *messages], config=private
+        prompt = await resolve_file_inputs(
+            [SystemMessage("\n\n".join(instructions)), *messages],
+            files,
+            cache=context.file_cache,
         )
+        result = await triage_model.ainvoke(prompt, config=private)
         decision = result.get("parsed") if isinstance(result, dict) else None
         if not isinstance(decision, TriageDecision):
             # No decision: answer directly, carrying a refusal if there was one.
@@ -619,7 +635,10 @@ def build_deep_research_graph(
             for index, question in enumerate(plan)
         ]
 
-    async def report(state: DeepResearchState) -> dict[str, Any]:
+    async def report(
+        state: DeepResearchState, runtime: Runtime[DeepResearchContext]
+    ) -> dict[str, Any]:
+        context = runtime.context or DeepResearchContext()
         findings_text, sources = _findings_prompt(
             state.get("findings", []), state["messages"]
         )
@@ -627,12 +646,15 @@ def build_deep_research_graph(
         get_stream_writer()(
             status_event(f"Writing the report from {len(sources)} {noun}")
         )
-        reply = await model.ainvoke(
+        prompt = await resolve_file_inputs(
             [
                 SystemMessage(REPORT_PROMPT.format(findings=findings_text)),
                 *_user_messages(state["messages"]),
-            ]
+            ],
+            files,
+            cache=context.file_cache,
         )
+        reply = await model.ainvoke(prompt)
         return {"messages": [with_citations(reply, sources)]}
 
     async def answer(
@@ -649,7 +671,11 @@ def build_deep_research_graph(
             # Reached with a plan only when the request did not select web search.
             text = NEEDS_WEB_SEARCH.format(plan=numbered(plan))
             return {"messages": [AIMessage(content=text)]}
-        messages = [SystemMessage(ANSWER_PROMPT), *conversation(state["messages"])]
+        messages = await resolve_file_inputs(
+            [SystemMessage(ANSWER_PROMPT), *conversation(state["messages"])],
+            files,
+            cache=context.file_cache,
+        )
         if context.tools:
             options: dict[str, Any] = {}
             if context.parallel_tool_calls is not None:
@@ -692,6 +718,7 @@ def deep_research_graph_config(
     *,
     model: BaseChatModel | None = None,
     search: BaseTool | None = None,
+    files: FilesClient | None = None,
 ) -> GraphConfig:
     """Register `deep-research` with the server's checkpointer.
 
@@ -703,10 +730,13 @@ def deep_research_graph_config(
             processes.
         model: A chat model to use instead of the one the settings select.
         search: A `web_search` tool to use instead of the configured backend.
+        files: A Files API client to use instead of one built from the
+            settings (`files_base_url`, `files_api_key`).
 
     Returns:
-        A `GraphConfig` with `GraphFeature.INTERRUPTS`, `web_search` as its only
-        server tool, `DeepResearchSettings` and `deep_research_context`.
+        A `GraphConfig` with `GraphFeature.INTERRUPTS`, `BACKGROUND` and
+        `FILE_INPUTS`, `web_search` as its only server tool,
+        `DeepResearchSettings` and `deep_research_context`.
 
     """
     if model is None and uses_offline_model(settings):
@@ -721,7 +751,10 @@ def deep_research_graph_config(
         )
     return GraphConfig(
         graph=build_deep_research_graph(
-            model, search, checkpointer=resources.checkpointer
+            model,
+            search,
+            checkpointer=resources.checkpointer,
+            files=files or FilesClient.from_settings(settings),
         ),
         description=(
             "Deep research: simple requests get a direct answer; questions that "
@@ -731,7 +764,13 @@ def deep_research_graph_config(
             f"use {backend_label(settings)}. {answered_by(settings)}"
         ),
         # Research takes minutes: clients may run any request in the background.
-        features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
+        features=frozenset(
+            {
+                GraphFeature.INTERRUPTS,
+                GraphFeature.BACKGROUND,
+                GraphFeature.FILE_INPUTS,
+            }
+        ),
         server_tools=frozenset({"web_search"}),
         client_settings=DeepResearchSettings,
         context_factory=deep_research_context,

@@ -23,6 +23,9 @@ of the graph by its system prompt and plays it:
   names them (or `tool_choice` forces it), summarises function results,
   evaluates arithmetic, greets back, and otherwise explains that it answers
   without research.
+
+Attachments never steer the script (only what the user typed does); a
+report or text answer that received some ends by naming them.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from lgos_demo_api.files import own_text, parse_attachments
 from lgos_demo_api.graphs.deep_research import (
     ANSWER_PROMPT,
     FORCED_RESEARCH,
@@ -108,9 +112,10 @@ _REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNOR
 
 
 def _last_user_text(messages: Sequence[BaseMessage]) -> str:
+    """Return what the user typed last, without resolved attachments."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
-            return " ".join(str(message.text).split())
+            return " ".join(own_text(message).split())
     return ""
 
 
@@ -399,10 +404,16 @@ def _responder(
     if system.startswith(RESEARCH_PROMPT[:40]):
         return research_step(messages, tools, tool_choice)
     if system.startswith(REPORT_PROMPT[:40]):
-        return report_text(system)
-    if system.startswith(ANSWER_PROMPT[:40]):
-        return answer_step(messages, tools, tool_choice)
-    return default_responder(messages, tools, tool_choice)
+        reply: AIMessage | str = report_text(system)
+    elif system.startswith(ANSWER_PROMPT[:40]):
+        reply = answer_step(messages, tools, tool_choice)
+    else:
+        return default_responder(messages, tools, tool_choice)
+    attachments = parse_attachments(messages)
+    if attachments and isinstance(reply, str):
+        names = ", ".join(attachment.name for attachment in attachments)
+        reply += f"\n\n(Attachments I read: {names}.)"
+    return reply
 
 
 def offline_research_model(*, chunk_delay: float = 0.0) -> OfflineChatModel:
