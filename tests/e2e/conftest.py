@@ -2,10 +2,12 @@
 and Debian's Chromium driven through Playwright.
 
 ``lgos_api`` runs ``lgos serve`` with the demo registry (offline model, no
-key) and ``chainlit_ui`` the Chainlit UI pointing at it, each on a free
+key) and ``chainlit_ui`` the Chainlit UI (``python -m lgos_chainlit``, chat
+history in a temporary SQLite database) pointing at it, each on a free
 loopback port, once per test session. ``page`` opens a fresh browser context
-(a new Chainlit session) per test; when the test fails it saves a full-page
-screenshot and prints both processes' output.
+(a new Chainlit session, signed out) per test; when the test fails it saves a
+full-page screenshot and prints both processes' output. ``open_chat`` signs
+in with the demo login.
 """
 
 from __future__ import annotations
@@ -50,10 +52,18 @@ SCRUBBED_ENV = (
     "OPENAI_BASE_URL",
     "DATABASE_URL",
     "LITERAL_API_KEY",
+    "DEMO_CHAINLIT_DATABASE_URL",
+    "DEMO_CHAINLIT_DATA_DIR",
+    "DEMO_CHAINLIT_DEMO_USER",
+    "DEMO_CHAINLIT_DEMO_PASSWORD",
+    "CHAINLIT_AUTH_SECRET",
 )
+DEMO_USER = "demo"
+DEMO_PASSWORD = "demo"
 
 ANSWERS = '.step[data-step-type="assistant_message"] .message-content'
-"""Every assistant message's content in the page, in order."""
+"""Every assistant message's content in the page, in order (the welcome line
+naming the graph comes first)."""
 
 
 @dataclass
@@ -166,15 +176,15 @@ def lgos_api(log_dir: Path) -> Iterator[Service]:
 def chainlit_ui(lgos_api: Service, log_dir: Path) -> Iterator[Service]:
     port = free_port()
     env = base_env()
-    env["CHAINLIT_APP_ROOT"] = str(REPO / "ui" / "chainlit")
     env["DEMO_CHAINLIT_OPENAI_BASE_URL"] = lgos_api.url
+    # History and the generated auth secret live in the test's folder.
+    env["DEMO_CHAINLIT_DATA_DIR"] = str(log_dir / "chainlit-data")
     service = start_service(
         "chainlit",
         [
-            str(BIN / "chainlit"),
-            "run",
-            "ui/chainlit/src/lgos_chainlit/app.py",
-            "--headless",
+            sys.executable,
+            "-m",
+            "lgos_chainlit",
             "--host",
             "127.0.0.1",
             "--port",
@@ -184,7 +194,7 @@ def chainlit_ui(lgos_api: Service, log_dir: Path) -> Iterator[Service]:
         cwd=REPO,
         log_dir=log_dir,
         url=f"http://127.0.0.1:{port}",
-        ready_path="/project/settings",
+        ready_path="/auth/config",
     )
     yield service
     service.stop()
@@ -247,20 +257,46 @@ def page(
         context.close()
 
 
-def open_chat(page: Any, ui: Service, profile: str) -> None:
-    """Open the UI and start a chat with the ``profile`` graph."""
+def sign_in(page: Any, ui: Service) -> None:
+    """Open the UI and sign in with the demo login (shown on the page)."""
     from playwright.sync_api import expect
 
     page.goto(ui.url)
+    email = page.locator("#email")
+    expect(email).to_be_visible(timeout=UI_TIMEOUT_MS)
+    expect(page.locator("#lgos-login-hint")).to_have_text(
+        f"Demo login: user “{DEMO_USER}”, password “{DEMO_PASSWORD}”."
+    )
+    email.fill(DEMO_USER)
+    page.locator('input[type="password"]').fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
     expect(page.locator("#chat-input")).to_be_visible(timeout=UI_TIMEOUT_MS)
+
+
+def choose_profile(page: Any, profile: str) -> None:
+    """Pick the ``profile`` graph; its welcome line names it."""
+    from playwright.sync_api import expect
+
     # Chainlit shows the picker only when there is more than one profile;
     # with one, it is the default.
     profiles = page.locator("#chat-profiles")
     if profiles.is_visible():
         profiles.click()
         page.locator(f'[data-test="select-item:{profile}"]').click()
+        confirm = page.get_by_role("button", name="Confirm")
+        if confirm.is_visible():
+            confirm.click()  # "start a new chat?" when one is under way
         expect(profiles).to_contain_text(profile)
+    expect(page.locator(ANSWERS).first).to_contain_text(
+        f"{profile} —", timeout=UI_TIMEOUT_MS
+    )
     expect(page.locator("#chat-input")).to_be_enabled(timeout=UI_TIMEOUT_MS)
+
+
+def open_chat(page: Any, ui: Service, profile: str) -> None:
+    """Sign in and start a chat with the ``profile`` graph."""
+    sign_in(page, ui)
+    choose_profile(page, profile)
 
 
 def send(page: Any, text: str) -> None:
@@ -278,15 +314,22 @@ def send(page: Any, text: str) -> None:
 _TIMELINE_JS = """
 () => {
   window.__timeline = [];
-  const seen = new WeakSet();
+  const keys = new Set();
   const scan = () => {
+    // The page redraws the chat once it has a thread URL, so a step is known
+    // by its type and rank among the steps of that type, not by its element.
+    const ranks = {};
     for (const el of document.querySelectorAll('.step[data-step-type]')) {
-      if (seen.has(el)) continue;
+      // A run wrapping other steps (a turn) is not an entry of its own.
+      if (el.querySelector('.step[data-step-type]')) continue;
+      const type = el.dataset.stepType;
+      ranks[type] = (ranks[type] || 0) + 1;
       const text = el.innerText.trim();
-      if (!text) continue;
-      seen.add(el);
+      const key = type + '#' + ranks[type];
+      if (!text || keys.has(key)) continue;
+      keys.add(key);
       window.__timeline.push({
-        type: el.dataset.stepType,
+        type: type,
         text: text.split('\\n')[0],
         t: performance.now(),
       });
@@ -308,3 +351,13 @@ def start_timeline(page: Any) -> None:
 def timeline(page: Any) -> list[dict[str, Any]]:
     """What ``start_timeline`` saw: ``{"type", "text", "t"}`` in order (ms)."""
     return page.evaluate("window.__timeline")
+
+
+def answer_entries(seen: list[dict[str, Any]], profile: str) -> list[dict[str, Any]]:
+    """The assistant messages of a timeline, less the welcome line."""
+    return [
+        entry
+        for entry in seen
+        if entry["type"] == "assistant_message"
+        and not entry["text"].startswith(f"{profile} —")
+    ]

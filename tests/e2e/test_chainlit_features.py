@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     ANSWERS,
     UI_TIMEOUT_MS,
     Service,
+    answer_entries,
     open_chat,
     send,
     start_timeline,
@@ -66,7 +67,7 @@ def test_commentary_steps_appear_live_and_apart_from_the_answer(
 
     seen = timeline(page)
     commentary = [e for e in seen if e["type"] == "run"]
-    answer_seen = [e for e in seen if e["type"] == "assistant_message"]
+    answer_seen = answer_entries(seen, "writer")
     assert [e["text"] for e in commentary] == expected
     assert answer_seen, seen
     # Live: the steps arrived one by one (0.5 s of work apart, by default),
@@ -118,7 +119,7 @@ def test_citations_show_linked_markers_and_a_sources_list(
     # A question the passages do not cover is refused, visibly so.
     send(page, "What is the capital of France?")
     answers = page.locator(ANSWERS)
-    expect(answers).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
+    expect(answers).to_have_count(3, timeout=ANSWER_TIMEOUT_MS)  # welcome first
     refusal = answers.last
     expect(refusal).to_contain_text(
         "Refusal — the graph declined to answer", timeout=ANSWER_TIMEOUT_MS
@@ -168,8 +169,12 @@ def test_client_function_round_trip(page: Any, chainlit_ui: Service) -> None:
     assert f"rolls: [{rolls}], total: {dice_result['total']}" in text
 
     seen = timeline(page)
-    tools = [e for e in seen if e["type"] == "tool"]
-    answers = [e for e in seen if e["type"] == "assistant_message"]
-    assert len(tools) == 2
+    # First sight of each tool step ("Running …", later redrawn as "Ran …").
+    tools: dict[str, dict[str, Any]] = {}
+    for entry in seen:
+        if entry["type"] == "tool":
+            tools.setdefault(entry["text"].split()[-1], entry)
+    answers = answer_entries(seen, "functions")
+    assert sorted(tools) == ["get_current_time", "roll_dice"]
     assert len(answers) == 1
-    assert max(e["t"] for e in tools) < answers[0]["t"]
+    assert max(e["t"] for e in tools.values()) < answers[0]["t"]

@@ -182,5 +182,5 @@ async def test_subgraph_text_and_status_reach_the_stream_once() -> None:
     assert text == "answer from the subgraph"
     statuses = [e["data"]["description"] for e in events if isinstance(e, dict)]
     assert statuses == ["inside the subgraph"]
-    assert [e["ns"] for e in events if isinstance(e, dict)][0][0].startswith("sub")
+    assert next(e["ns"] for e in events if isinstance(e, dict))[0].startswith("sub")
     assert events[-1].text == "answer from the subgraph"

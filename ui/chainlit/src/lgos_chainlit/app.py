@@ -1,30 +1,55 @@
 """The Chainlit chat UI for LGOS; it speaks to LGOS only through ``AsyncOpenAI``.
 
 Each LGOS graph (an OpenAI ``model``) is a chat profile. Starting a chat
-retrieves the selected model, renders its runtime settings as Chainlit chat
-settings, and streams answers from the Responses API while the client keeps
-the input ledger. Commentary shows as steps, citations as linked markers and
-a Sources list, and the UI runs the functions a graph calls (those listed in
-its ``lgos.client_tools``) as tool steps (:mod:`lgos_chainlit.view`).
+retrieves the selected model, says what it does, renders its runtime
+settings (plus a "Web search" switch for models offering ``web_search``) as
+Chainlit chat settings, and streams answers from the Responses API while the
+client keeps the input ledger. Commentary shows as steps, citations as
+linked markers and a Sources list, and the UI runs the functions a graph
+calls (those listed in its ``lgos.client_tools``) as tool steps
+(:mod:`lgos_chainlit.view`).
+
+A graph that pauses (``lgos_interrupt`` calls) gets its questions asked one
+at a time, with the choices as buttons and typed answers where allowed; the
+answers go back in one resume request. Users sign in (a demo login), and
+Chainlit's SQLAlchemy data layer keeps their threads: the ledger, settings
+and any pending pause are saved in the thread's metadata before a question
+is asked, so a reloaded page can reopen the thread and answer it.
 
 Run from the repository root (see ``ui/chainlit/README.md``)::
 
-    CHAINLIT_APP_ROOT=ui/chainlit uv run chainlit run \
-        ui/chainlit/src/lgos_chainlit/app.py --headless --host 127.0.0.1 --port 8001
+    uv run python -m lgos_chainlit --host 127.0.0.1 --port 8001
 """
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import chainlit as cl
 import openai
 from chainlit.config import APP_ROOT as CHAINLIT_APP_ROOT
+from chainlit.data import get_data_layer
+from chainlit.server import app as chainlit_server
+from chainlit.step import StepDict
+from chainlit.types import ThreadDict
 from openai import AsyncOpenAI
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
-from lgos_chainlit.conversation import format_api_error
+from lgos_chainlit.conversation import TurnResult, format_api_error
+from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
+from lgos_chainlit.persistence import (
+    LgosDataLayer,
+    ensure_auth_secret,
+    resolve_database_url,
+)
+from lgos_chainlit.rendering import render_answered, render_question
 from lgos_chainlit.session import (
     ChatSession,
     chat_profiles_for,
@@ -38,6 +63,17 @@ logger = logging.getLogger("lgos_chainlit")
 
 CLIENT_KEY = "lgos_client"
 SESSION_KEY = "lgos_session"
+STATE_KEY = "lgos"
+"""The chat's saved state: the same key in ``cl.user_session`` and in the
+thread's metadata (Chainlit also writes the user session into the metadata
+when the browser disconnects, so the two must always agree)."""
+QUESTION_KEY = "lgos_question"
+ANSWER_ACTION = "lgos_answer"
+LOGIN_HINT_PATH = "/lgos/login-hint"
+DEFAULT_DEMO_PASSWORD = "demo"
+RESUME_ASK_DELAY = 0.5
+"""Seconds between resuming a thread and asking its pending question again,
+so the question lands after the browser has redrawn the thread's history."""
 
 if not app_root_is_configured(CHAINLIT_APP_ROOT):
     logger.warning(
@@ -48,6 +84,93 @@ if not app_root_is_configured(CHAINLIT_APP_ROOT):
         APP_ROOT,
         APP_ROOT,
     )
+
+# Chainlit checks the secret after loading this module.
+ensure_auth_secret(get_settings().data_dir)
+
+
+# --------------------------------------------------------------------------
+# Login and chat history
+# --------------------------------------------------------------------------
+
+
+@cl.data_layer
+def data_layer() -> LgosDataLayer:
+    """Chainlit's SQLAlchemy data layer on SQLite (default) or PostgreSQL."""
+    return LgosDataLayer(resolve_database_url(get_settings()))
+
+
+@cl.on_app_startup
+async def create_tables() -> None:
+    """Create the chat history tables (Chainlit does not)."""
+    layer = get_data_layer()
+    if isinstance(layer, LgosDataLayer):
+        await layer.create_schema()
+        logger.info("Chat history in %s", layer.engine.url.render_as_string())
+
+
+@cl.password_auth_callback
+async def login(username: str, password: str) -> cl.User | None:
+    """Accept the demo login (``DEMO_CHAINLIT_DEMO_USER``/``_PASSWORD``)."""
+    settings = get_settings()
+    user_ok = hmac.compare_digest(username.encode(), settings.demo_user.encode())
+    password_ok = hmac.compare_digest(
+        password.encode(), settings.demo_password.get_secret_value().encode()
+    )
+    if user_ok and password_ok:
+        return cl.User(identifier=settings.demo_user, metadata={"provider": "demo"})
+    return None
+
+
+async def login_hint(request: Request) -> JSONResponse:
+    """Tell the login page the demo login (read by ``public/login-hint.js``).
+
+    The password is shown only while it is the documented default.
+    """
+    settings = get_settings()
+    password = settings.demo_password.get_secret_value()
+    return JSONResponse(
+        {
+            "user": settings.demo_user,
+            "password": password if password == DEFAULT_DEMO_PASSWORD else None,
+        }
+    )
+
+
+# Chainlit serves its page for every unknown GET path: this route goes first.
+chainlit_server.router.routes.insert(
+    0, Route(LOGIN_HINT_PATH, login_hint, methods=["GET"])
+)
+
+
+async def _save(session: ChatSession) -> bool:
+    """Save the chat's state in the user session and the thread's metadata.
+
+    Returns:
+        Whether the database has it (a chat without history keeps it in the
+        browser session only).
+
+    """
+    state = session.to_state()
+    cl.user_session.set(STATE_KEY, state)
+    layer = get_data_layer()
+    if not isinstance(layer, LgosDataLayer):
+        return False
+    try:
+        await layer.put_thread_metadata(
+            cl.context.session.thread_id, {STATE_KEY: state}
+        )
+    except Exception:
+        logger.exception(
+            "Cannot save the chat state of thread %s", cl.context.session.thread_id
+        )
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# Models, chats and settings
+# --------------------------------------------------------------------------
 
 
 @cl.set_chat_profiles
@@ -65,9 +188,19 @@ async def chat_profiles(
     return chat_profiles_for(models, settings.default_model)
 
 
-async def _open_chat(client: AsyncOpenAI) -> ChatSession | None:
-    """Load the selected model into the user session and show its settings."""
-    model_id = cl.user_session.get("chat_profile") or get_settings().default_model
+async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | None:
+    """Load the selected model into the user session and show its settings.
+
+    A saved state in the user session (a resumed thread) is restored: the
+    model it was saved for, its ledger, settings and pending pause.
+    """
+    saved = cl.user_session.get(STATE_KEY)
+    saved_model = saved.get("model") if isinstance(saved, dict) else None
+    model_id = (
+        saved_model
+        or cl.user_session.get("chat_profile")
+        or get_settings().default_model
+    )
     try:
         if not model_id:
             model_id = await first_model_id(client)
@@ -83,11 +216,16 @@ async def _open_chat(client: AsyncOpenAI) -> ChatSession | None:
             content=f"Cannot load {target} from LGOS. {format_api_error(exc)}"
         ).send()
         return None
+    if saved is not None:
+        session.restore(saved)
     cl.user_session.set(SESSION_KEY, session)
+    if welcome:
+        await cl.Message(content=session.welcome).send()
     if session.notice:
         await cl.Message(content=session.notice).send()
-    if session.widgets:
-        await cl.ChatSettings(session.widgets).send()
+    widgets = session.widgets
+    if widgets:
+        await cl.ChatSettings(widgets).send()
     return session
 
 
@@ -99,10 +237,43 @@ def _client() -> AsyncOpenAI:
     return client
 
 
+async def _session() -> ChatSession | None:
+    session: ChatSession | None = cl.user_session.get(SESSION_KEY)
+    if session is None:
+        # LGOS was unreachable when the chat started: try again now.
+        session = await _open_chat(_client(), welcome=False)
+    return session
+
+
 @cl.on_chat_start
 async def start_chat() -> None:
-    """Retrieve the selected model and render its runtime settings."""
-    await _open_chat(_client())
+    """Say which model answers, and render its runtime settings."""
+    await _open_chat(_client(), welcome=True)
+
+
+@cl.on_chat_resume
+async def resume_chat(thread: ThreadDict) -> None:
+    """Reopen a saved thread: its ledger, settings and any pending question.
+
+    Chainlit has put the thread's metadata into the user session already
+    (the saved state included). A pending question is asked again once the
+    browser has drawn the thread's history.
+    """
+    session = await _open_chat(_client(), welcome=False)
+    if session is None or session.conversation.pending is None:
+        return
+    pause = session.conversation.pending
+    if pause.complete:
+        # Answered, but the resume never finished here: ask again.
+        pause.answers.clear()
+        session.shown_question = None
+        await _save(session)
+
+    async def ask_again() -> None:
+        await asyncio.sleep(RESUME_ASK_DELAY)
+        await _ask_next(session, reminder=True, history=thread)
+
+    asyncio.create_task(ask_again())  # noqa: RUF006 - short-lived, logs itself
 
 
 @cl.on_settings_update
@@ -112,41 +283,250 @@ async def update_settings(values: dict[str, Any]) -> None:
     if session is not None:
         current = session.update_settings(values)
         logger.debug("Settings of %s: %s", session.model_id, current)
+        if cl.context.session.has_first_interaction:
+            await _save(session)
+
+
+# --------------------------------------------------------------------------
+# Turns
+# --------------------------------------------------------------------------
+
+
+async def _stream(
+    session: ChatSession,
+    run: Callable[[ChainlitTurnView], Awaitable[TurnResult]],
+) -> None:
+    """Run one turn (or resume), then save the chat and ask what is pending.
+
+    A turn the user stops is labelled as not kept; the conversation forgets
+    it, and the saved state says so too.
+    """
+    view = ChainlitTurnView()
+    try:
+        result = await run(view)
+    except asyncio.CancelledError:
+        logger.info("Turn of %s stopped by the user", session.model_id)
+        await view.on_cancelled()
+        await _save(session)
+        raise
+    pause = session.conversation.pending
+    if pause is not None and result.retryable:
+        # The resume did not reach LGOS (or the run was busy): ask again.
+        pause.answers.clear()
+    session.shown_question = None
+    await _save(session)
+    if pause is not None:
+        await _ask_next(session, reminder=not result.paused)
 
 
 @cl.on_message
 async def answer(message: cl.Message) -> None:
     """Send the user turn with the whole ledger and stream the answer.
 
-    Commentary appears as steps, the answer as a message with its citations,
-    and function calls the graph makes to this UI's functions run as tool
-    steps, followed automatically by the next request (see
-    :meth:`Conversation.ask`).
+    While a question is pending, the message answers it instead (when typed
+    answers are allowed, or it names a choice).
     """
-    client = _client()
-    session: ChatSession | None = cl.user_session.get(SESSION_KEY)
+    session = await _session()
     if session is None:
-        # LGOS was unreachable when the chat started: try again now.
-        session = await _open_chat(client)
-        if session is None:
-            return
-    await session.conversation.ask(
-        client,
-        message.content,
-        metadata=session.request_metadata(),
-        listener=ChainlitTurnView(),
-        functions=session.functions,
+        return
+    if session.conversation.pending is not None:
+        await _answer_by_text(session, message.content)
+        return
+    client = _client()
+    await _stream(
+        session,
+        lambda view: session.conversation.ask(
+            client,
+            message.content,
+            metadata=session.request_metadata(),
+            listener=view,
+            functions=session.functions,
+            server_tools=session.server_tools,
+        ),
     )
 
 
 @cl.on_chat_end
 async def end_chat() -> None:
-    """Close the session's OpenAI client.
+    """Close the session's OpenAI client, once no turn uses it.
 
     Chainlit calls this on every disconnect, and a reconnecting browser may
-    resume the session: the next callback then opens a new client.
+    resume the session: the next callback then opens a new client. A turn
+    still running (the browser went away mid-answer) finishes first, so its
+    result is saved with the thread.
     """
     client: AsyncOpenAI | None = cl.user_session.get(CLIENT_KEY)
     cl.user_session.set(CLIENT_KEY, None)
-    if client is not None:
-        await client.close()
+    if client is None:
+        return
+    task = cl.context.session.current_task
+    if task is not None and not task.done():
+        task.add_done_callback(lambda _: asyncio.ensure_future(client.close()))
+        return
+    await client.close()
+
+
+# --------------------------------------------------------------------------
+# Interrupts
+# --------------------------------------------------------------------------
+
+
+async def _clear_question() -> dict[str, Any] | None:
+    """Remove the buttons of the question on screen; return what it showed."""
+    shown = cl.user_session.get(QUESTION_KEY)
+    cl.user_session.set(QUESTION_KEY, None)
+    # A resumed thread's user session comes from its metadata, where the
+    # message was saved as null: only a live message has buttons to remove.
+    if not isinstance(shown, dict) or not isinstance(shown.get("message"), cl.Message):
+        return None
+    message: cl.Message = shown["message"]
+    await message.remove_actions()
+    message.actions = []
+    return shown
+
+
+async def _ask_next(
+    session: ChatSession, *, reminder: bool = False, history: ThreadDict | None = None
+) -> None:
+    """Show the first unanswered question of the pending pause.
+
+    The question message's ID is saved before it is shown. In a resumed
+    chat (``history`` given) whose question message is in the history, the
+    buttons go back on that message instead of a new one.
+    """
+    pause = session.conversation.pending
+    if pause is None:
+        return
+    question = pause.next_question()
+    if question is None:
+        return
+    await _clear_question()
+    actions = [
+        cl.Action(
+            name=ANSWER_ACTION,
+            label=choice,
+            tooltip=f"Answer “{choice}”",
+            payload={
+                "response_id": pause.response_id,
+                "call_id": question.call_id,
+                "answer": choice,
+            },
+        )
+        for choice in question.choices
+    ]
+    shown = session.shown_question
+    step = _history_step(history, shown, question.call_id)
+    content = render_question(
+        question.question,
+        position=pause.position(question.call_id),
+        total=len(pause.calls),
+        choices=question.choices,
+        accepts_text=question.accepts_text,
+        reminder=reminder and step is None,
+    )
+    if step is not None:
+        message = cl.Message(id=step.get("id"), content=content, actions=actions)
+        created = step.get("createdAt")
+        if created:
+            message.created_at = created
+        message.parent_id = step.get("parentId")
+        for action in actions:
+            await action.send(for_id=message.id)
+    else:
+        message = cl.Message(content=content, actions=actions)
+        session.shown_question = {"call_id": question.call_id, "message_id": message.id}
+        await _save(session)
+        await message.send()
+    cl.user_session.set(QUESTION_KEY, {"call_id": question.call_id, "message": message})
+
+
+def _history_step(
+    history: ThreadDict | None, shown: dict[str, str] | None, call_id: str
+) -> StepDict | None:
+    """Find the resumed thread's message that asked ``call_id``, if any."""
+    if history is None or shown is None or shown.get("call_id") != call_id:
+        return None
+    for step in history.get("steps", []):
+        if step.get("id") == shown.get("message_id"):
+            return step
+    return None
+
+
+async def _record(session: ChatSession, question: InterruptQuestion, text: str) -> None:
+    """Keep one answer; resume once every question of the batch has one."""
+    pause = session.conversation.pending
+    if pause is None:
+        return
+    pause.record(question.call_id, text)
+    shown = await _clear_question()
+    session.shown_question = None
+    if shown is not None and shown["call_id"] == question.call_id:
+        message: cl.Message = shown["message"]
+        message.content = render_answered(
+            question.question,
+            text,
+            position=pause.position(question.call_id),
+            total=len(pause.calls),
+        )
+        await message.update()
+    await _save(session)
+    if not pause.complete:
+        await _ask_next(session)
+        return
+    client = _client()
+    await _stream(
+        session,
+        lambda view: session.conversation.resume(
+            client, listener=view, functions=session.functions
+        ),
+    )
+
+
+async def _answer_by_text(session: ChatSession, text: str) -> None:
+    pause = session.conversation.pending
+    question = pause.next_question() if pause is not None else None
+    if question is None:
+        return
+    answer = question.answer_for(text)
+    if answer is None:
+        choices = ", ".join(f"**{choice}**" for choice in question.choices)
+        await cl.Message(
+            content=f"This question takes one of the answers offered: {choices}."
+        ).send()
+        await _ask_next(session, reminder=True)
+        return
+    await _record(session, question, answer)
+
+
+@cl.action_callback(ANSWER_ACTION)
+async def answer_button(action: cl.Action) -> None:
+    """Answer a question with its choice button (a stale button does nothing)."""
+    session: ChatSession | None = cl.user_session.get(SESSION_KEY)
+    pause = session.conversation.pending if session is not None else None
+    payload = action.payload
+    question = pause.next_question() if pause is not None else None
+    if (
+        session is None
+        or pause is None
+        or question is None
+        or payload.get("response_id") != pause.response_id
+        or payload.get("call_id") != question.call_id
+        or not isinstance(payload.get("answer"), str)
+    ):
+        await action.remove()
+        return
+
+    async def run() -> None:
+        # Like a message: the composer shows the run, and Stop cancels it.
+        await cl.context.emitter.task_start()
+        try:
+            await _record(session, question, payload["answer"])
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.exception("Answering %s failed", question.call_id)
+            await cl.ErrorMessage(content="Sending the answer failed.").send()
+        finally:
+            await cl.context.emitter.task_end()
+
+    cl.context.session.current_task = asyncio.create_task(run())

@@ -8,9 +8,17 @@ ledger, runs the client function loop (a response with ``function_call``
 items is answered with ``function_call_output`` items and a follow-up
 request, until an answer has no calls) and decides what a turn leaves behind.
 
+A response that ends with ``lgos_interrupt`` calls is a *pause*: the turn
+waits in :attr:`Conversation.pending` (a
+:class:`~lgos_chainlit.interrupts.PendingPause`) until :meth:`Conversation.resume`
+sends the answers. Interrupt calls never enter the ledger; when the run
+finishes, the paused responses' other items and the final answer are
+appended, so later requests replay a valid conversation.
+
 Progress goes to a :class:`TurnListener`: commentary messages, answer text
-deltas, each finished response, each function call. Nothing here depends on
-Chainlit, so it is tested with a fake HTTP transport.
+deltas, server tool items (searches, custom tools), each finished response,
+each function call. Nothing here depends on Chainlit, so it is tested with a
+fake HTTP transport.
 """
 
 from __future__ import annotations
@@ -26,6 +34,12 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel
 
 from lgos_chainlit.functions import FunctionCall, LocalFunction, execute_call
+from lgos_chainlit.interrupts import (
+    PendingPause,
+    carried_items,
+    interrupt_calls,
+    is_interrupt_call,
+)
 from lgos_chainlit.rendering import (
     AnswerText,
     answer_texts,
@@ -39,6 +53,7 @@ __all__ = [
     "FunctionRunner",
     "TurnListener",
     "TurnResult",
+    "build_request",
     "format_api_error",
     "output_item_to_input",
     "run_turn",
@@ -52,6 +67,13 @@ FunctionRunner = Callable[[], Awaitable[tuple[str, bool]]]
 
 MAX_FUNCTION_ROUNDS = 5
 """How many times one user turn may run function calls before the UI stops."""
+
+SERVER_TOOL_ITEMS = frozenset(
+    {"web_search_call", "custom_tool_call", "custom_tool_call_output"}
+)
+"""Output item types of tools the graph runs itself, shown as tool steps."""
+
+_RETRYABLE_CODES = frozenset({"run_busy"})
 
 _TERMINAL_EVENTS = {
     "response.completed": "completed",
@@ -75,10 +97,16 @@ class TurnResult:
             ``url_citation`` annotations.
         refusal: the refusal text of the final-answer messages ('' if none).
         commentary: the text of each ``phase == "commentary"`` message.
-        function_calls: the response's ``function_call`` items, in order.
+        function_calls: the response's client ``function_call`` items, in
+            order (``lgos_interrupt`` calls are not among them).
+        interrupts: the response's ``lgos_interrupt`` calls, unchanged.
+        response_id: the terminal response's ``id``.
         streamed: whether any answer text reached the text sink.
         error: a readable explanation when ``status`` is ``failed``/``error``.
         incomplete_reason: ``incomplete_details.reason`` of an incomplete answer.
+        http_status: the HTTP status of a rejected request.
+        error_code: the error's ``code`` (e.g. ``run_busy``), when known.
+        connection_error: whether LGOS could not be reached (or timed out).
 
     """
 
@@ -89,14 +117,39 @@ class TurnResult:
     refusal: str = ""
     commentary: list[str] = field(default_factory=list)
     function_calls: list[FunctionCall] = field(default_factory=list)
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    response_id: str | None = None
     streamed: bool = False
     error: str | None = None
     incomplete_reason: str | None = None
+    http_status: int | None = None
+    error_code: str | None = None
+    connection_error: bool = False
 
     @property
     def replayable(self) -> bool:
         """Whether the output items belong in the ledger (LGOS produced them)."""
         return self.status in ("completed", "incomplete")
+
+    @property
+    def paused(self) -> bool:
+        """Whether the run paused: a completed response with interrupt calls."""
+        return self.status == "completed" and bool(self.interrupts)
+
+    @property
+    def retryable(self) -> bool:
+        """Whether sending the same request again may work.
+
+        True when LGOS was unreachable, answered 5xx, or another request
+        held the run (``run_busy``).
+        """
+        if self.status != "error":
+            return False
+        return (
+            self.connection_error
+            or (self.http_status is not None and self.http_status >= 500)
+            or self.error_code in _RETRYABLE_CODES
+        )
 
 
 class TurnListener:
@@ -114,6 +167,14 @@ class TurnListener:
 
     async def on_text(self, text: str) -> None:
         """Show a delta of answer text (never commentary)."""
+
+    async def on_server_tool(self, item: dict[str, Any], *, done: bool) -> None:
+        """Show a tool the graph ran itself, as its output item arrives.
+
+        ``item`` is a ``web_search_call`` (also reported when it starts,
+        with ``done=False``), a ``custom_tool_call`` or a
+        ``custom_tool_call_output`` (JSON-ready dicts).
+        """
 
     async def on_response(self, result: TurnResult) -> None:
         """Show one finished (or failed) response; called once per request."""
@@ -202,22 +263,68 @@ def _read_output(result: TurnResult) -> None:
         kind = item.get("type", "message")
         if kind == "message" and message_phase(item) == "commentary":
             result.commentary.append(_message_text(item))
-        elif kind == "function_call":
+        elif kind == "function_call" and not is_interrupt_call(item):
             result.function_calls.append(FunctionCall.from_item(item))
+    result.interrupts = interrupt_calls(items)
     result.answer_parts = answer_texts(items)
     result.answer = "".join(part.text for part in result.answer_parts)
     result.refusal = refusal_text(items)
+
+
+def build_request(
+    *,
+    model: str,
+    input: Sequence[Mapping[str, Any]],
+    metadata: Mapping[str, str] | None = None,
+    tools: Sequence[Mapping[str, Any]] = (),
+    previous_response_id: str | None = None,
+) -> dict[str, Any]:
+    """Build the keyword arguments of one streamed ``responses.create`` call.
+
+    ``store`` is always false (LGOS keeps nothing; the client keeps the
+    ledger); ``metadata`` and ``tools`` are sent when not empty, and
+    ``previous_response_id`` only to resume a paused run.
+    """
+    request: dict[str, Any] = {
+        "model": model,
+        "input": [dict(item) for item in input],
+        "stream": True,
+        "store": False,
+    }
+    if metadata:
+        request["metadata"] = dict(metadata)
+    if tools:
+        request["tools"] = [dict(tool) for tool in tools]
+    if previous_response_id is not None:
+        request["previous_response_id"] = previous_response_id
+    return request
+
+
+def _error_result(exc: openai.APIError) -> TurnResult:
+    result = TurnResult(status="error", error=format_api_error(exc))
+    if isinstance(exc, openai.APIStatusError):
+        result.http_status = exc.status_code
+        body = exc.body
+        if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
+            body = body["error"]
+        code = body.get("code") if isinstance(body, Mapping) else None
+        result.error_code = code if isinstance(code, str) else None
+    elif isinstance(exc, openai.APIConnectionError):
+        # Timeouts are connection errors too.
+        result.connection_error = True
+    return result
 
 
 async def run_turn(
     client: AsyncOpenAI,
     *,
     model: str,
-    ledger: list[dict[str, Any]],
+    ledger: Sequence[Mapping[str, Any]],
     metadata: Mapping[str, str] | None = None,
     on_text: TextSink | None = None,
     listener: TurnListener | None = None,
     tools: Sequence[Mapping[str, Any]] = (),
+    previous_response_id: str | None = None,
 ) -> TurnResult:
     """Stream one response for ``ledger`` and collect its output items.
 
@@ -225,10 +332,14 @@ async def run_turn(
     ``listener.on_text`` as they arrive; commentary messages
     (``phase == "commentary"``) never do: they go to
     ``listener.on_commentary`` and are collected in
-    :attr:`TurnResult.commentary`. ``tools`` (flat function tools) are sent
-    when given. API and connection errors do not raise: they come back as a
-    result with ``status == "error"``. ``listener.on_response`` is *not*
-    called here (see :meth:`Conversation.ask`).
+    :attr:`TurnResult.commentary`. Server tool items (``web_search_call``,
+    ``custom_tool_call`` and their outputs) go to
+    ``listener.on_server_tool``. ``tools`` are sent when given. To resume a
+    paused run, ``ledger`` holds the ``function_call_output`` answers and
+    ``previous_response_id`` the paused Response's ID. API and connection
+    errors do not raise: they come back as a result with
+    ``status == "error"``. ``listener.on_response`` is *not* called here (see
+    :meth:`Conversation.ask`).
     """
     listener = listener or TurnListener()
     phases: dict[str, str | None] = {}
@@ -245,22 +356,27 @@ async def run_turn(
             await on_text(text)
         await listener.on_text(text)
 
+    request = build_request(
+        model=model,
+        input=ledger,
+        metadata=metadata,
+        tools=tools,
+        previous_response_id=previous_response_id,
+    )
     try:
-        stream = await client.responses.create(
-            model=model,
-            input=ledger,  # type: ignore[arg-type]  # plain JSON items
-            stream=True,
-            store=False,
-            metadata=dict(metadata) if metadata else openai.omit,
-            tools=[dict(tool) for tool in tools] if tools else openai.omit,  # type: ignore[misc]
-        )
+        stream = await client.responses.create(**request)
         async with stream:
             async for event in stream:
                 kind = getattr(event, "type", None)
                 if kind == "response.output_item.added":
                     item = event.item
-                    if getattr(item, "type", None) == "message":
+                    item_type = getattr(item, "type", None)
+                    if item_type == "message":
                         phases[item.id] = getattr(item, "phase", None)
+                    elif item_type == "web_search_call":
+                        await listener.on_server_tool(
+                            output_item_to_input(item), done=False
+                        )
                 elif kind == "response.output_text.delta":
                     if phases.get(event.item_id) == "commentary":
                         text = commentary.get(event.item_id, "") + event.delta
@@ -270,17 +386,20 @@ async def run_turn(
                         await sink(event.delta)
                 elif kind == "response.output_item.done":
                     item = event.item
-                    if (
-                        getattr(item, "type", None) == "message"
-                        and phases.get(item.id) == "commentary"
-                    ):
+                    item_type = getattr(item, "type", None)
+                    if item_type == "message" and phases.get(item.id) == "commentary":
                         done = _message_text(output_item_to_input(item))
                         await listener.on_commentary_done(item.id, done)
+                    elif item_type in SERVER_TOOL_ITEMS:
+                        await listener.on_server_tool(
+                            output_item_to_input(item), done=True
+                        )
                 elif kind in _TERMINAL_EVENTS:
                     response = event.response
                     result = TurnResult(
                         status=_TERMINAL_EVENTS[kind],  # type: ignore[arg-type]
                         output_items=[output_item_to_input(i) for i in response.output],
+                        response_id=getattr(response, "id", None),
                     )
                     if kind == "response.failed":
                         result.error = _terminal_error(response)
@@ -293,17 +412,23 @@ async def run_turn(
                     result = TurnResult(
                         status="error",
                         error=f"{message} ({code})" if code else message,
+                        error_code=code if isinstance(code, str) else None,
                     )
                     break
     except openai.APIError as exc:
-        logger.warning("Responses request for model %r failed: %s", model, exc)
-        return TurnResult(status="error", error=format_api_error(exc))
+        if isinstance(exc, openai.APIConnectionError) and client.is_closed():
+            # The UI closed its own client (the chat ended): not LGOS's fault.
+            logger.info("Responses stream for model %r closed by the UI", model)
+        else:
+            logger.warning("Responses request for model %r failed: %s", model, exc)
+        return _error_result(exc)
 
     if result is None:
         return TurnResult(
             status="error",
             error="The answer stream ended before the response finished.",
             streamed=streamed,
+            connection_error=True,
         )
 
     _read_output(result)
@@ -319,9 +444,12 @@ def _not_run_output(reason: str) -> str:
     return json.dumps({"error": f"not run: {reason}"}, separators=(",", ":"))
 
 
+_STATE_VERSION = 1
+
+
 @dataclass(slots=True)
 class Conversation:
-    """The client-side input ledger of one chat, and its function loop.
+    """The client-side input ledger of one chat, its function loop and pauses.
 
     Each turn appends ``{"role": "user", "content": text}``; a completed or
     incomplete response appends every output item unchanged. When a
@@ -334,13 +462,23 @@ class Conversation:
     get ``{"error": "not run: <reason>"}``; truncated calls (``status:
     "incomplete"``, whose arguments may not even be JSON) are removed.
 
+    A response with ``lgos_interrupt`` calls pauses the turn:
+    :attr:`pending` records the paused Response ID, the calls, the request's
+    metadata and tools, and the paused items to keep; the ledger holds the
+    turn's user message (and any earlier function round) meanwhile.
+    :meth:`resume` answers it; a run that pauses again stays pending. When
+    the run finishes, the paused items and the answer are appended; the
+    interrupt calls never are.
+
     A turn whose request was rejected, failed or was cancelled is removed
     again, whole, so one bad message (say, over a size limit) cannot poison
-    every later request.
+    every later request. A resume that failed only because LGOS could not be
+    reached, or was busy, keeps its pause so it can be sent again.
     """
 
     model: str
     items: list[dict[str, Any]] = field(default_factory=list)
+    pending: PendingPause | None = None
 
     async def ask(
         self,
@@ -351,6 +489,7 @@ class Conversation:
         on_text: TextSink | None = None,
         listener: TurnListener | None = None,
         functions: Sequence[LocalFunction] = (),
+        server_tools: Sequence[Mapping[str, Any]] = (),
         max_function_rounds: int = MAX_FUNCTION_ROUNDS,
     ) -> TurnResult:
         """Send ``text`` as the next user turn; answer function calls until done.
@@ -362,33 +501,143 @@ class Conversation:
             on_text: Receives answer text deltas.
             listener: Receives the turn's progress (see :class:`TurnListener`).
             functions: The functions offered (as ``tools``) and run locally.
+            server_tools: Server tool selectors sent in ``tools`` too, such as
+                ``{"type": "web_search"}``.
             max_function_rounds: The most rounds of function calls to run.
 
         Returns:
-            The result of the turn's last response.
+            The result of the turn's last response; when it :attr:`~TurnResult.paused`,
+            :attr:`pending` holds the pause.
+
+        Raises:
+            RuntimeError: A pause is pending; answer it with :meth:`resume`.
 
         """
-        listener = listener or TurnListener()
-        by_name = {function.name: function for function in functions}
+        if self.pending is not None:
+            raise RuntimeError("a paused run is waiting for answers")
         tools = [function.tool() for function in functions]
+        tools.extend(dict(tool) for tool in server_tools)
         mark = len(self.items)
         self.items.append({"role": "user", "content": text})
+        return await self._run(
+            client,
+            mark=mark,
+            metadata=dict(metadata or {}),
+            tools=tools,
+            on_text=on_text,
+            listener=listener or TurnListener(),
+            functions=functions,
+            max_function_rounds=max_function_rounds,
+        )
+
+    async def resume(
+        self,
+        client: AsyncOpenAI,
+        *,
+        on_text: TextSink | None = None,
+        listener: TurnListener | None = None,
+        functions: Sequence[LocalFunction] = (),
+        max_function_rounds: int = MAX_FUNCTION_ROUNDS,
+    ) -> TurnResult:
+        """Send the answers of :attr:`pending` in one resume request.
+
+        The request repeats the paused request's metadata and tools. After
+        it, the run may finish (the ledger gains the paused items and the
+        answer, and client function calls continue as in :meth:`ask`), pause
+        again, or fail (see the class docstring).
+
+        Raises:
+            RuntimeError: Nothing is pending.
+            ValueError: A call of the pause has no answer yet.
+
+        """
+        pause = self.pending
+        if pause is None:
+            raise RuntimeError("no paused run to resume")
+        pause.resume_input()  # every call answered, or ValueError
+        return await self._run(
+            client,
+            mark=pause.mark,
+            metadata=pause.metadata,
+            tools=pause.tools,
+            on_text=on_text,
+            listener=listener or TurnListener(),
+            functions=functions,
+            max_function_rounds=max_function_rounds,
+            resuming=pause,
+        )
+
+    def abandon(self) -> None:
+        """Forget a pending pause and its turn (the user gave up on it)."""
+        if self.pending is not None:
+            del self.items[self.pending.mark :]
+            self.pending = None
+
+    async def _run(
+        self,
+        client: AsyncOpenAI,
+        *,
+        mark: int,
+        metadata: dict[str, str],
+        tools: list[dict[str, Any]],
+        on_text: TextSink | None,
+        listener: TurnListener,
+        functions: Sequence[LocalFunction],
+        max_function_rounds: int,
+        resuming: PendingPause | None = None,
+    ) -> TurnResult:
+        by_name = {function.name: function for function in functions}
+        carried = list(resuming.carried) if resuming is not None else []
         rounds = 0
         try:
             while True:
-                result = await run_turn(
-                    client,
-                    model=self.model,
-                    ledger=list(self.items),
-                    metadata=metadata,
-                    on_text=on_text,
-                    listener=listener,
-                    tools=tools,
-                )
+                if resuming is not None:
+                    result = await run_turn(
+                        client,
+                        model=self.model,
+                        ledger=resuming.resume_input(),
+                        metadata=resuming.metadata,
+                        on_text=on_text,
+                        listener=listener,
+                        tools=resuming.tools,
+                        previous_response_id=resuming.response_id,
+                    )
+                else:
+                    result = await run_turn(
+                        client,
+                        model=self.model,
+                        ledger=list(self.items),
+                        metadata=metadata,
+                        on_text=on_text,
+                        listener=listener,
+                        tools=tools,
+                    )
+                if resuming is not None and not result.paused and result.retryable:
+                    # The same resume can be sent again: keep the pause.
+                    await listener.on_response(result)
+                    return result
+                resuming = None
+                self.pending = None
                 if not result.replayable:
                     del self.items[mark:]
                     await listener.on_response(result)
                     return result
+                if result.paused:
+                    carried.extend(carried_items(result.output_items))
+                    if result.response_id is None:  # pragma: no cover - defensive
+                        raise RuntimeError("a paused response without an id")
+                    self.pending = PendingPause(
+                        response_id=result.response_id,
+                        calls=result.interrupts,
+                        metadata=dict(metadata),
+                        tools=[dict(tool) for tool in tools],
+                        mark=mark,
+                        carried=carried,
+                    )
+                    await listener.on_response(result)
+                    return result
+                self.items.extend(carried)
+                carried = []
                 self.items.extend(result.output_items)
                 await listener.on_response(result)
                 calls = result.function_calls
@@ -420,7 +669,9 @@ class Conversation:
                 return result
         except BaseException:
             # Cancelled (the user pressed stop) or a bug: forget the turn.
+            # A cancelled resume also ends the run on the server.
             del self.items[mark:]
+            self.pending = None
             raise
 
     def _settle(self, calls: Sequence[FunctionCall], reason: str) -> None:
@@ -444,6 +695,39 @@ class Conversation:
                         "output": _not_run_output(reason),
                     }
                 )
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the ledger and the pending pause as a JSON-ready dict."""
+        return {
+            "version": _STATE_VERSION,
+            "model": self.model,
+            "items": [dict(item) for item in self.items],
+            "pending": self.pending.to_json() if self.pending else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, model: str) -> Conversation:
+        """Restore :meth:`to_json`'s output; an empty conversation if unusable.
+
+        A saved conversation of another model is not restored (the ledger
+        would be replayed to the wrong graph).
+        """
+        if (
+            not isinstance(data, Mapping)
+            or data.get("version") != _STATE_VERSION
+            or data.get("model") != model
+        ):
+            return cls(model=model)
+        raw_items = data.get("items")
+        items = (
+            [dict(item) for item in raw_items if isinstance(item, Mapping)]
+            if isinstance(raw_items, list)
+            else []
+        )
+        pending = PendingPause.from_json(data.get("pending"))
+        if pending is not None and not 0 <= pending.mark < len(items):
+            pending = None
+        return cls(model=model, items=items, pending=pending)
 
 
 def _runner(

@@ -84,8 +84,10 @@ class LgosExtension:
     ``client_settings`` is ``None`` when the graph has no settings, or when they
     are published in a version or shape this client does not support; the
     latter sets ``settings_unsupported`` to a human-readable reason.
-    ``client_tools`` names the client-owned functions the graph may call (only
-    model retrieval publishes them; a listed model has none here).
+    ``client_tools`` names the client-owned functions the graph may call and
+    ``server_tools`` the tools the graph runs itself that a request may select
+    (``web_search`` and custom tool names); only model retrieval publishes
+    them, a listed model has none here.
     """
 
     schema_version: int
@@ -94,6 +96,7 @@ class LgosExtension:
     client_settings: ClientSettingsDescriptor | None = None
     settings_unsupported: str | None = None
     client_tools: tuple[str, ...] = ()
+    server_tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,11 @@ class ModelCapabilities:
     def client_tools(self) -> tuple[str, ...]:
         """Names of the client functions the graph may call (``lgos.client_tools``)."""
         return self.extension.client_tools if self.extension else ()
+
+    @property
+    def server_tools(self) -> tuple[str, ...]:
+        """Names of the graph's selectable server tools (``lgos.server_tools``)."""
+        return self.extension.server_tools if self.extension else ()
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -190,13 +198,21 @@ def parse_client_settings(
     ), None
 
 
+def _names(raw: object) -> tuple[str, ...]:
+    """Keep the non-empty strings of a JSON list, in order."""
+    if not isinstance(raw, list | tuple):
+        return ()
+    return tuple(name for name in raw if isinstance(name, str) and name)
+
+
 def describe_model(model: object) -> ModelCapabilities:
     """Read the ``lgos`` extension of an OpenAI SDK ``Model`` (or a dict).
 
     With the OpenAI Python SDK the extension is in ``model.model_extra["lgos"]``.
     A missing extension or an unsupported outer ``schema_version`` disables all
     LGOS capabilities; an unsupported ``client_settings`` version disables only
-    the settings. ``client_tools`` keeps only non-empty strings. Unknown fields
+    the settings. ``client_tools`` and ``server_tools`` keep only non-empty
+    strings. Unknown fields
     and feature values are ignored.
     """
     model_id = _model_id(model)
@@ -218,6 +234,7 @@ def describe_model(model: object) -> ModelCapabilities:
     features = raw.get("features")
     settings, unsupported = parse_client_settings(raw.get("client_settings"))
     tools = raw.get("client_tools")
+    server_tools = raw.get("server_tools")
     extension = LgosExtension(
         schema_version=version,
         description=description if isinstance(description, str) else "",
@@ -226,9 +243,8 @@ def describe_model(model: object) -> ModelCapabilities:
         else (),
         client_settings=settings,
         settings_unsupported=unsupported,
-        client_tools=tuple(t for t in tools if isinstance(t, str) and t)
-        if isinstance(tools, list | tuple)
-        else (),
+        client_tools=_names(tools),
+        server_tools=_names(server_tools),
     )
     return ModelCapabilities(model_id, extension)
 

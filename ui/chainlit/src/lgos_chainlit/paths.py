@@ -14,6 +14,19 @@ APP_ROOT = PACKAGE_DIR.parents[1]
 current directory), so it must point here."""
 
 
+REPO_ROOT = APP_ROOT.parents[1]
+"""The repository root of a source checkout."""
+
+DEFAULT_DATA_DIR = (
+    REPO_ROOT / ".data"
+    if (APP_ROOT / ".chainlit" / "config.toml").is_file()
+    else Path.cwd() / ".data"
+)
+"""Where the UI keeps its SQLite database and generated auth secret: the
+(gitignored) ``.data/`` at the repository root of a source checkout, else
+``.data/`` in the current directory."""
+
+
 def app_root_is_configured(root: str | Path) -> bool:
     """Whether ``root`` (Chainlit's app root) is this package's app root."""
     try:

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 __all__ = [
+    "STOPPED_NOTE",
     "AnswerText",
     "Source",
     "UrlCitation",
@@ -31,10 +32,15 @@ __all__ = [
     "message_phase",
     "refusal_text",
     "render_answer",
+    "render_answered",
+    "render_custom_tool_step",
     "render_function_step",
+    "render_question",
     "render_refusal",
     "render_response",
     "render_sources",
+    "search_query",
+    "search_step_title",
 ]
 
 _MARKER = re.compile(r"^\[(\d{1,3})\]$")
@@ -334,3 +340,84 @@ def render_function_step(arguments: str, output: str | None) -> str:
     if output is not None:
         lines.append(f"**Result** {_inline_code(_readable_json(output))}")
     return "\n\n".join(lines)
+
+
+def search_query(item: Mapping[str, Any]) -> str:
+    """Return the query of a ``web_search_call`` item ('' when it has none)."""
+    action = item.get("action")
+    if not isinstance(action, Mapping):
+        return ""
+    query = action.get("query")
+    if isinstance(query, str) and query.strip():
+        return " ".join(query.split())
+    queries = action.get("queries")
+    if isinstance(queries, list):
+        return "; ".join(q for q in queries if isinstance(q, str) and q.strip())
+    return ""
+
+
+def search_step_title(item: Mapping[str, Any], *, done: bool) -> str:
+    """Title a search step: ``Searched: <query>``, or says it failed."""
+    query = search_query(item)
+    if len(query) > _TITLE_LIMIT:
+        query = query[: _TITLE_LIMIT - 1].rstrip() + "…"
+    if not done:
+        return f"Searching: {query}" if query else "Searching the web"
+    if item.get("status") == "failed":
+        return f"Search failed: {query}" if query else "Search failed"
+    return f"Searched: {query}" if query else "Searched the web"
+
+
+def render_custom_tool_step(tool_input: str, output: str | None) -> str:
+    """Render a custom server tool step: its input, then its output when known."""
+    lines = [f"**Input** {_inline_code(' '.join(tool_input.split()) or '(empty)')}"]
+    if output is not None:
+        lines.append(f"**Output** {_inline_code(_readable_json(output))}")
+    return "\n\n".join(lines)
+
+
+STOPPED_NOTE = (
+    "> **Stopped** — this message and its partial answer are not kept in the "
+    "conversation: the next message continues from the last complete answer."
+)
+"""Shown after a turn the user stopped."""
+
+
+def render_question(
+    question: str,
+    *,
+    position: int = 1,
+    total: int = 1,
+    choices: Sequence[str] = (),
+    accepts_text: bool = True,
+    reminder: bool = False,
+) -> str:
+    """Render an interrupt question, with a hint on how to answer it.
+
+    Args:
+        question: The graph's question (Markdown).
+        position: 1-based position in a batch of parallel questions.
+        total: How many questions the batch has.
+        choices: The answers offered as buttons.
+        accepts_text: Whether a typed answer is allowed.
+        reminder: Whether this asks again (after a reload or a failure).
+
+    """
+    label = "Still waiting for your answer" if reminder else "Your answer is needed"
+    count = f" · question {position} of {total}" if total > 1 else ""
+    if choices and accepts_text:
+        hint = "Choose an answer below, or type your own in the message box."
+    elif choices:
+        hint = "Choose an answer below."
+    else:
+        hint = "Type your answer in the message box."
+    return f"**{label}**{count}\n\n{question.strip()}\n\n_{hint}_"
+
+
+def render_answered(
+    question: str, answer: str, *, position: int = 1, total: int = 1
+) -> str:
+    """Render a question that has its answer (the buttons are gone)."""
+    count = f" · question {position} of {total}" if total > 1 else ""
+    quoted = _escape(" ".join(answer.split()))
+    return f"**Answered**{count}\n\n{question.strip()}\n\n**Your answer:** {quoted}"

@@ -7,12 +7,13 @@ in ``cl.user_session``.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chainlit.input_widget import InputWidget
+from chainlit.input_widget import InputWidget, Select, Switch
 from chainlit.types import ChatProfile
 from openai import AsyncOpenAI
 
@@ -28,6 +29,7 @@ from lgos_chainlit.discovery import (
 from lgos_chainlit.functions import LocalFunction, offered_functions
 
 __all__ = [
+    "WEB_SEARCH_SETTING",
     "ChatSession",
     "chat_profiles_for",
     "first_model_id",
@@ -40,6 +42,13 @@ logger = logging.getLogger(__name__)
 
 CONVERSATION_ID_KEY = "conversation_id"
 """Client-owned metadata key correlating the requests of one conversation."""
+
+WEB_SEARCH_SETTING = "lgos_web_search"
+"""ID of the UI's own "Web search" switch in the chat settings panel."""
+
+WEB_SEARCH_TOOL = "web_search"
+
+_STATE_VERSION = 1
 
 
 def limited_notice(capabilities: ModelCapabilities) -> str:
@@ -87,6 +96,10 @@ class ChatSession:
     defaults: dict[str, Any] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
     conversation_id: str | None = None
+    web_search: bool = True
+    shown_question: dict[str, str] | None = None
+    """``{"call_id", "message_id"}`` of the question message on screen, so a
+    resumed chat can put the buttons back on it instead of asking again."""
 
     @classmethod
     def from_model(
@@ -118,9 +131,55 @@ class ChatSession:
         return self.capabilities.model_id
 
     @property
+    def offers_web_search(self) -> bool:
+        """Whether the model lists ``web_search`` in ``lgos.server_tools``."""
+        return WEB_SEARCH_TOOL in self.capabilities.server_tools
+
+    @property
     def widgets(self) -> list[InputWidget]:
-        """The settings widgets to render, empty when there are none."""
-        return [f.widget for f in self.fields]
+        """The settings widgets to render (current values), empty when none.
+
+        Graph settings come first, then the UI's own "Web search" switch
+        for models offering ``web_search``.
+        """
+        widgets = []
+        for setting in self.fields:
+            widget = copy.copy(setting.widget)
+            if setting.name in self.values:
+                _set_initial(widget, self.values[setting.name])
+            widgets.append(widget)
+        if self.offers_web_search:
+            widgets.append(
+                Switch(
+                    id=WEB_SEARCH_SETTING,
+                    label="Web search",
+                    description=(
+                        "Let the graph search the web: the request selects "
+                        "its web_search tool, and each search shows as a step."
+                    ),
+                    initial=self.web_search,
+                )
+            )
+        return widgets
+
+    @property
+    def server_tools(self) -> list[dict[str, Any]]:
+        """Server tool selectors for the next request's ``tools``.
+
+        ``{"type": "web_search"}`` while the model offers it and the switch
+        is on; the graph's custom server tools are not offered by this UI.
+        """
+        if self.offers_web_search and self.web_search:
+            return [{"type": WEB_SEARCH_TOOL}]
+        return []
+
+    @property
+    def welcome(self) -> str:
+        """A short Markdown line naming the model and what it does."""
+        if self.capabilities.limited:
+            return f"Chatting with **{self.model_id}**."
+        description = self.capabilities.description or "An LGOS graph."
+        return f"**{self.model_id}** — {description}"
 
     @property
     def functions(self) -> tuple[LocalFunction, ...]:
@@ -138,7 +197,57 @@ class ChatSession:
     def update_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Apply values sent by the settings panel; return the current values."""
         self.values.update(coerce_settings(values, self.fields))
+        if WEB_SEARCH_SETTING in values:
+            flag = values[WEB_SEARCH_SETTING]
+            self.web_search = (
+                flag.strip().lower() in ("true", "1", "yes", "on")
+                if isinstance(flag, str)
+                else bool(flag)
+            )
         return dict(self.values)
+
+    def to_state(self) -> dict[str, Any]:
+        """Return what a resumed chat needs: model, settings, ledger, pause."""
+        return {
+            "version": _STATE_VERSION,
+            "model": self.model_id,
+            "values": dict(self.values),
+            "web_search": self.web_search,
+            "conversation": self.conversation.to_json(),
+            "question": dict(self.shown_question) if self.shown_question else None,
+        }
+
+    def restore(self, state: object) -> bool:
+        """Apply a saved :meth:`to_state` of the same model.
+
+        Returns:
+            Whether the state was usable (same version and model).
+
+        """
+        if (
+            not isinstance(state, Mapping)
+            or state.get("version") != _STATE_VERSION
+            or state.get("model") != self.model_id
+        ):
+            return False
+        values = state.get("values")
+        if isinstance(values, Mapping):
+            self.values.update(coerce_settings(values, self.fields))
+        if isinstance(state.get("web_search"), bool):
+            self.web_search = state["web_search"]
+        self.conversation = Conversation.from_json(
+            state.get("conversation"), model=self.model_id
+        )
+        question = state.get("question")
+        self.shown_question = (
+            {"call_id": question["call_id"], "message_id": question["message_id"]}
+            if isinstance(question, Mapping)
+            and isinstance(question.get("call_id"), str)
+            and isinstance(question.get("message_id"), str)
+            and self.conversation.pending is not None
+            else None
+        )
+        return True
 
     def request_metadata(self) -> dict[str, str]:
         """Metadata for the next Responses request.
@@ -153,6 +262,16 @@ class ChatSession:
         if self.conversation_id:
             metadata[CONVERSATION_ID_KEY] = self.conversation_id
         return metadata
+
+
+def _set_initial(widget: InputWidget, value: Any) -> None:
+    """Show ``value`` as a widget's initial value."""
+    if isinstance(widget, Select):
+        widget.initial_value = None if value is None else str(value)
+        widget.initial_index = None
+        widget.initial = widget.initial_value
+    elif hasattr(widget, "initial"):
+        widget.initial = value  # type: ignore[attr-defined]
 
 
 async def first_model_id(client: AsyncOpenAI) -> str | None:

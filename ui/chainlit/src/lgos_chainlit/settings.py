@@ -1,17 +1,20 @@
 """Process settings of the Chainlit UI, read from ``DEMO_CHAINLIT_*`` variables.
 
-These are deployment settings (where LGOS lives, how long to wait for it). The
-per-graph *runtime* settings a user edits in the chat live in
-:mod:`lgos_chainlit.discovery`.
+These are deployment settings (where LGOS lives, how long to wait for it,
+where chat history is stored, the demo login). The per-graph *runtime*
+settings a user edits in the chat live in :mod:`lgos_chainlit.discovery`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from openai import AsyncOpenAI
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from lgos_chainlit.paths import DEFAULT_DATA_DIR
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 # LGOS enforces no authentication; the OpenAI SDK still insists on *a* key.
@@ -50,6 +53,26 @@ class ChainlitSettings(BaseSettings):
     default_model: str | None = Field(
         default=None,
         description="Model (chat profile) selected when the user picked none.",
+    )
+    data_dir: Path = Field(
+        default=DEFAULT_DATA_DIR,
+        description=(
+            "Folder for the SQLite chat history and the generated auth secret "
+            "(default: .data/ at the repository root)."
+        ),
+    )
+    database_url: str | None = Field(
+        default=None,
+        description=(
+            "Chat history database: a postgresql:// URL, or a SQLAlchemy "
+            "sqlite+aiosqlite:/// URL; default: SQLite in data_dir."
+        ),
+    )
+    demo_user: str = Field(
+        default="demo", min_length=1, description="The demo login's user name."
+    )
+    demo_password: SecretStr = Field(
+        default=SecretStr("demo"), description="The demo login's password."
     )
 
 

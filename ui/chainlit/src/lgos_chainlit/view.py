@@ -9,7 +9,11 @@ the app hands to :meth:`Conversation.ask`:
   is replaced by the rendered answer (linked citation markers and Sources, a
   refusal, an incomplete or failure note; see :mod:`lgos_chainlit.rendering`);
 - each function call the UI runs is a ``tool`` step showing the arguments and
-  the result.
+  the result;
+- each tool the graph runs itself is a ``tool`` step too: a web search
+  ("Searched: <query>", or marked failed) or a custom tool with its input and
+  output;
+- a stopped turn keeps its partial answer, labelled as not kept.
 
 It must run inside a Chainlit callback (it uses Chainlit's context).
 """
@@ -17,6 +21,7 @@ It must run inside a Chainlit callback (it uses Chainlit's context).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import chainlit as cl
 from chainlit.utils import utc_now
@@ -24,10 +29,13 @@ from chainlit.utils import utc_now
 from lgos_chainlit.conversation import FunctionRunner, TurnListener, TurnResult
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.rendering import (
+    STOPPED_NOTE,
     commentary_title,
     failure_note,
+    render_custom_tool_step,
     render_function_step,
     render_response,
+    search_step_title,
 )
 
 __all__ = ["COMMENTARY_STEP_TYPE", "FUNCTION_STEP_TYPE", "ChainlitTurnView"]
@@ -45,6 +53,15 @@ FUNCTION_STEP_TYPE = "tool"
 RUNNING_ICON = "circle-dashed"
 DONE_ICON = "circle-check"
 FUNCTION_ICON = "wrench"
+SEARCH_ICON = "search"
+FAILED_ICON = "circle-x"
+
+
+def _search_icon(item: dict[str, Any], *, done: bool) -> str:
+    # A magnifier apart from the commentary's check marks; a cross on failure.
+    if done and item.get("status") == "failed":
+        return FAILED_ICON
+    return SEARCH_ICON
 
 
 class ChainlitTurnView(TurnListener):
@@ -54,6 +71,7 @@ class ChainlitTurnView(TurnListener):
         self.reply: cl.Message | None = None
         self.commentary: dict[str, cl.Step] = {}
         self.running: cl.Step | None = None
+        self.tools: dict[str, cl.Step] = {}
 
     def _parent_id(self) -> str | None:
         current = cl.context.current_step
@@ -105,6 +123,92 @@ class ChainlitTurnView(TurnListener):
             self.reply = cl.Message(content="")
         await self.reply.stream_token(text)
 
+    async def on_server_tool(self, item: dict[str, Any], *, done: bool) -> None:
+        """Show a search or a custom tool the graph ran as a tool step."""
+        kind = item.get("type")
+        if kind == "web_search_call":
+            await self._show_search(item, done=done)
+        elif kind == "custom_tool_call":
+            await self._end_running()
+            call_id = str(item.get("call_id", ""))
+            tool_input = item.get("input")
+            step = cl.Step(
+                name=f"Running {item.get('name', 'a tool')}",
+                type=FUNCTION_STEP_TYPE,
+                parent_id=self._parent_id(),
+                show_input=False,
+                icon=FUNCTION_ICON,
+            )
+            step.start = utc_now()
+            step.output = render_custom_tool_step(
+                tool_input if isinstance(tool_input, str) else "", None
+            )
+            step.metadata = {"tool_input": tool_input, "tool": item.get("name")}
+            self.tools[f"custom:{call_id}"] = step
+            await step.send()
+        elif kind == "custom_tool_call_output":
+            call_id = str(item.get("call_id", ""))
+            output = item.get("output")
+            text = output if isinstance(output, str) else ""
+            step = self.tools.pop(f"custom:{call_id}", None)
+            if step is None:
+                step = cl.Step(
+                    name="Tool result",
+                    type=FUNCTION_STEP_TYPE,
+                    parent_id=self._parent_id(),
+                    show_input=False,
+                )
+                step.output = render_custom_tool_step("", text)
+                step.end = utc_now()
+                await step.send()
+                return
+            tool_input = step.metadata.get("tool_input")
+            step.output = render_custom_tool_step(
+                tool_input if isinstance(tool_input, str) else "", text
+            )
+            step.name = f"Ran {step.metadata.get('tool') or 'a tool'}"
+            step.end = utc_now()
+            await step.update()
+
+    async def _show_search(self, item: dict[str, Any], *, done: bool) -> None:
+        key = f"search:{item.get('id', '')}"
+        step = self.tools.get(key)
+        title = search_step_title(item, done=done)
+        if step is None:
+            await self._end_running()
+            step = cl.Step(
+                name=title,
+                type=FUNCTION_STEP_TYPE,
+                parent_id=self._parent_id(),
+                show_input=False,
+                icon=_search_icon(item, done=done),
+            )
+            step.start = utc_now()
+            if done:
+                step.end = utc_now()
+                step.is_error = item.get("status") == "failed"
+                await step.send()
+                return
+            self.tools[key] = step
+            await step.send()
+            return
+        if done:
+            self.tools.pop(key, None)
+            step.name = title
+            step.end = utc_now()
+            step.is_error = item.get("status") == "failed"
+            step.icon = _search_icon(item, done=True)
+            await step.update()
+
+    async def on_cancelled(self) -> None:
+        """Label a stopped turn: its partial answer is not kept."""
+        await self._end_running()
+        reply, self.reply = self.reply, None
+        if reply is not None and reply.content:
+            reply.content = f"{reply.content}\n\n_(stopped)_"
+            await reply.send()
+        await cl.Message(content=STOPPED_NOTE).send()
+
     async def on_response(self, result: TurnResult) -> None:
         """Replace the streamed text with the rendered answer, notes included."""
         await self._end_running()
@@ -126,7 +230,11 @@ class ChainlitTurnView(TurnListener):
             await reply.send()
         elif content:
             await cl.Message(content=content).send()
-        elif result.status == "completed" and not result.function_calls:
+        elif (
+            result.status == "completed"
+            and not result.function_calls
+            and not result.interrupts
+        ):
             await cl.Message(content="_The graph answered with no text._").send()
         if result.status == "failed":
             await cl.ErrorMessage(content=f"The response failed: {result.error}").send()

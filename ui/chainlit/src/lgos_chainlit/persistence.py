@@ -1,0 +1,409 @@
+"""Chat history for the UI: Chainlit's SQLAlchemy data layer on SQLite or PostgreSQL.
+
+Chainlit stores users, threads (conversations), steps (messages) and
+feedback through :class:`~chainlit.data.sql_alchemy.SQLAlchemyDataLayer`,
+but does not create its tables. :class:`LgosDataLayer` is that data layer
+plus what the UI needs around it:
+
+- :meth:`LgosDataLayer.create_schema` creates the tables, and adds columns a
+  newer Chainlit writes, idempotently, for both dialects (the app runs it at
+  start-up);
+- on SQLite, list and dict parameters (thread tags) are stored as JSON
+  text, and JSON text read back is decoded for both dialects, so the browser
+  gets objects either way;
+- :meth:`LgosDataLayer.put_thread_metadata` merges keys into a thread's
+  metadata and raises when it cannot (the UI saves the conversation ledger
+  and a pending pause there *before* asking the user, and must know).
+
+The database is ``DEMO_CHAINLIT_DATABASE_URL`` (``postgresql://...`` runs on
+asyncpg), else SQLite at ``<data dir>/chainlit.sqlite3``. Login needs
+``CHAINLIT_AUTH_SECRET``: :func:`ensure_auth_secret` generates one into the
+data dir when it is unset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.types import ThreadDict
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+
+from lgos_chainlit.settings import ChainlitSettings
+
+__all__ = [
+    "AUTH_SECRET_ENV",
+    "SQLITE_FILE",
+    "TABLES",
+    "LgosDataLayer",
+    "ensure_auth_secret",
+    "resolve_database_url",
+    "schema_statements",
+]
+
+logger = logging.getLogger(__name__)
+
+SQLITE_FILE = "chainlit.sqlite3"
+AUTH_SECRET_ENV = "CHAINLIT_AUTH_SECRET"
+AUTH_SECRET_FILE = "chainlit-auth-secret"
+
+# (column, PostgreSQL type, SQLite type); the first column is the key.
+Column = tuple[str, str, str]
+TABLES: dict[str, tuple[Column, ...]] = {
+    "users": (
+        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
+        ("identifier", "TEXT NOT NULL UNIQUE", "TEXT NOT NULL UNIQUE"),
+        ("metadata", "JSONB NOT NULL", "TEXT NOT NULL"),
+        ("createdAt", "TEXT", "TEXT"),
+    ),
+    "threads": (
+        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
+        ("createdAt", "TEXT", "TEXT"),
+        ("name", "TEXT", "TEXT"),
+        ("userId", 'UUID REFERENCES users("id") ON DELETE CASCADE', "TEXT"),
+        ("userIdentifier", "TEXT", "TEXT"),
+        ("tags", "TEXT[]", "TEXT"),
+        ("metadata", "JSONB", "TEXT"),
+    ),
+    "steps": (
+        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
+        ("name", "TEXT NOT NULL", "TEXT NOT NULL"),
+        ("type", "TEXT NOT NULL", "TEXT NOT NULL"),
+        (
+            "threadId",
+            'UUID NOT NULL REFERENCES threads("id") ON DELETE CASCADE',
+            "TEXT NOT NULL",
+        ),
+        ("parentId", "UUID", "TEXT"),
+        ("streaming", "BOOLEAN NOT NULL", "BOOLEAN NOT NULL"),
+        ("waitForAnswer", "BOOLEAN", "BOOLEAN"),
+        ("isError", "BOOLEAN", "BOOLEAN"),
+        ("metadata", "JSONB", "TEXT"),
+        ("tags", "TEXT[]", "TEXT"),
+        ("input", "TEXT", "TEXT"),
+        ("output", "TEXT", "TEXT"),
+        ("createdAt", "TEXT", "TEXT"),
+        ("command", "TEXT", "TEXT"),
+        ("modes", "JSONB", "TEXT"),
+        ("start", "TEXT", "TEXT"),
+        ("end", "TEXT", "TEXT"),
+        ("generation", "JSONB", "TEXT"),
+        ("showInput", "TEXT", "TEXT"),
+        ("language", "TEXT", "TEXT"),
+        ("indent", "INT", "INTEGER"),
+        ("defaultOpen", "BOOLEAN", "BOOLEAN"),
+        ("autoCollapse", "BOOLEAN", "BOOLEAN"),
+    ),
+    "elements": (
+        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
+        ("threadId", 'UUID REFERENCES threads("id") ON DELETE CASCADE', "TEXT"),
+        ("type", "TEXT", "TEXT"),
+        ("url", "TEXT", "TEXT"),
+        ("chainlitKey", "TEXT", "TEXT"),
+        ("name", "TEXT NOT NULL", "TEXT NOT NULL"),
+        ("display", "TEXT", "TEXT"),
+        ("objectKey", "TEXT", "TEXT"),
+        ("size", "TEXT", "TEXT"),
+        ("page", "INT", "INTEGER"),
+        ("language", "TEXT", "TEXT"),
+        ("forId", "UUID", "TEXT"),
+        ("mime", "TEXT", "TEXT"),
+        ("props", "JSONB", "TEXT"),
+        ("autoPlay", "BOOLEAN", "BOOLEAN"),
+        ("playerConfig", "JSONB", "TEXT"),
+    ),
+    "feedbacks": (
+        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
+        ("forId", "UUID NOT NULL", "TEXT NOT NULL"),
+        (
+            "threadId",
+            'UUID NOT NULL REFERENCES threads("id") ON DELETE CASCADE',
+            "TEXT NOT NULL",
+        ),
+        ("value", "INT NOT NULL", "INTEGER NOT NULL"),
+        ("comment", "TEXT", "TEXT"),
+    ),
+}
+"""Chainlit 2.12's SQLAlchemy data layer schema: every key a step, thread,
+element or feedback dict can carry is a column (Chainlit inserts them by
+name)."""
+
+OWNER_TIMEOUT = 10.0
+"""Seconds :meth:`LgosDataLayer.put_thread_metadata` waits for Chainlit to
+create the thread with its owner."""
+
+# Any constant works: it only serialises concurrent start-ups on PostgreSQL.
+_SCHEMA_LOCK = 0x4C474F53
+
+
+def resolve_database_url(settings: ChainlitSettings) -> str:
+    """Return the SQLAlchemy async URL of the chat history database.
+
+    ``postgres://`` and ``postgresql://`` URLs (and ``postgresql+psycopg``
+    ones) run on asyncpg; a URL with an async driver is kept; no URL means
+    SQLite at ``<data dir>/chainlit.sqlite3``.
+    """
+    raw = settings.database_url
+    if not raw:
+        path = (settings.data_dir / SQLITE_FILE).resolve()
+        return f"sqlite+aiosqlite:///{path}"
+    url = make_url(raw)
+    backend = url.get_backend_name()
+    if backend in ("postgres", "postgresql"):
+        return url.set(drivername="postgresql+asyncpg").render_as_string(
+            hide_password=False
+        )
+    if backend == "sqlite" and url.get_driver_name() != "aiosqlite":
+        return url.set(drivername="sqlite+aiosqlite").render_as_string(
+            hide_password=False
+        )
+    return raw
+
+
+def schema_statements(dialect: str) -> list[str]:
+    """Return ``CREATE TABLE IF NOT EXISTS`` statements for a dialect.
+
+    ``dialect`` is ``postgresql`` or ``sqlite``.
+    """
+    if dialect not in ("postgresql", "sqlite"):
+        raise ValueError(f"unsupported database dialect {dialect!r}")
+    position = 1 if dialect == "postgresql" else 2
+    statements = []
+    for table, columns in TABLES.items():
+        body = ",\n    ".join(f'"{c[0]}" {c[position]}' for c in columns)
+        statements.append(f'CREATE TABLE IF NOT EXISTS "{table}" (\n    {body}\n)')
+    return statements
+
+
+def _column_type_for_add(definition: str) -> str:
+    """Make a column definition usable in ``ALTER TABLE ... ADD COLUMN``.
+
+    Constraints that cannot be added to existing rows are dropped.
+    """
+    for marker in (" NOT NULL", " PRIMARY KEY", " UNIQUE", " REFERENCES"):
+        definition = definition.split(marker)[0]
+    return definition
+
+
+def _decoded(value: Any) -> Any:
+    """Decode JSON text (SQLite, or asyncpg's JSONB); other values unchanged."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _json_object(value: Any) -> dict[str, Any]:
+    decoded = _decoded(value)
+    return dict(decoded) if isinstance(decoded, Mapping) else {}
+
+
+class LgosDataLayer(SQLAlchemyDataLayer):
+    """Chainlit's SQLAlchemy data layer, on SQLite or PostgreSQL (see module)."""
+
+    def __init__(self, url: str) -> None:
+        self.dialect = make_url(url).get_backend_name()
+        connect_args: dict[str, Any] = {}
+        if self.dialect == "sqlite":
+            database = make_url(url).database
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            # Wait for a concurrent writer instead of failing at once.
+            connect_args["timeout"] = 30
+        super().__init__(conninfo=url, connect_args=connect_args)
+
+    async def create_schema(self) -> None:
+        """Create the tables and add missing columns; safe to run every start."""
+        async with self.engine.begin() as connection:
+            if self.dialect == "postgresql":
+                await connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK}
+                )
+            else:
+                await connection.execute(text("PRAGMA journal_mode=WAL"))
+            for statement in schema_statements(self.dialect):
+                await connection.execute(text(statement))
+            position = 1 if self.dialect == "postgresql" else 2
+            for table, columns in TABLES.items():
+                existing = await self._columns(connection, table)
+                for column in columns:
+                    if column[0] in existing:
+                        continue
+                    name, definition = column[0], _column_type_for_add(column[position])
+                    logger.info("Adding column %s.%s", table, name)
+                    await connection.execute(
+                        text(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {definition}')
+                    )
+
+    async def _columns(self, connection: Any, table: str) -> set[str]:
+        if self.dialect == "postgresql":
+            rows = await connection.execute(
+                text(
+                    "SELECT column_name FROM information_schema.columns "
+                    "WHERE table_schema = current_schema() AND table_name = :table"
+                ),
+                {"table": table},
+            )
+            return {row[0] for row in rows}
+        rows = await connection.execute(text(f'PRAGMA table_info("{table}")'))
+        return {row[1] for row in rows}
+
+    async def execute_sql(
+        self, query: str, parameters: dict
+    ) -> list[dict[str, Any]] | int | None:
+        """Run Chainlit's SQL; JSON-encode what the driver cannot bind.
+
+        SQLite has no arrays or JSON types: lists and dicts are stored as
+        JSON text. On PostgreSQL, lists bind to ``TEXT[]`` as they are and
+        dicts (JSONB) go as JSON text.
+        """
+        encoded = {
+            key: json.dumps(value)
+            if isinstance(value, dict)
+            or (isinstance(value, list) and self.dialect == "sqlite")
+            else value
+            for key, value in parameters.items()
+        }
+        return await super().execute_sql(query, encoded)
+
+    async def get_all_user_threads(
+        self, user_id: str | None = None, thread_id: str | None = None
+    ) -> list[ThreadDict] | None:
+        """Chainlit's threads, with JSON columns decoded to objects."""
+        threads = await super().get_all_user_threads(
+            user_id=user_id, thread_id=thread_id
+        )
+        for thread in threads or []:
+            thread["metadata"] = _json_object(thread.get("metadata"))
+            tags = _decoded(thread.get("tags"))
+            thread["tags"] = tags if isinstance(tags, list) else None
+            for step in thread["steps"]:
+                step["metadata"] = _json_object(step.get("metadata"))
+                generation = _decoded(step.get("generation"))
+                step["generation"] = (
+                    generation if isinstance(generation, dict) else None
+                )
+                step_tags = _decoded(step.get("tags"))
+                step["tags"] = step_tags if isinstance(step_tags, list) else None
+        return threads
+
+    async def thread_metadata(self, thread_id: str) -> dict[str, Any] | None:
+        """Return a thread's metadata as an object (``None``: no such thread)."""
+        async with self.engine.connect() as connection:
+            row = (
+                await connection.execute(
+                    text('SELECT "metadata" FROM threads WHERE "id" = :id'),
+                    {"id": thread_id},
+                )
+            ).first()
+        return None if row is None else _json_object(row[0])
+
+    async def put_thread_metadata(
+        self,
+        thread_id: str,
+        values: Mapping[str, Any],
+        *,
+        owner_timeout: float = OWNER_TIMEOUT,
+    ) -> None:
+        """Merge ``values`` into a thread's metadata (other keys are kept).
+
+        Chainlit creates the thread, with its owner, in a background task
+        when the first message arrives; its write replaces the metadata it
+        read a moment before. So this waits (up to ``owner_timeout``
+        seconds) until the thread has its owner, then merges. A thread that
+        still does not exist is created without an owner.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError: The database refused the write.
+
+        """
+        deadline = asyncio.get_running_loop().time() + owner_timeout
+        while True:
+            owned = await self._thread_owner(thread_id)
+            if owned or asyncio.get_running_loop().time() >= deadline:
+                break
+            await asyncio.sleep(0.05)
+        for attempt in range(2):
+            try:
+                await self._merge_metadata(thread_id, values)
+                return
+            except IntegrityError:
+                # Created concurrently: merge into that row instead.
+                if attempt:
+                    raise
+
+    async def _thread_owner(self, thread_id: str) -> bool:
+        async with self.engine.connect() as connection:
+            row = (
+                await connection.execute(
+                    text('SELECT "userId" FROM threads WHERE "id" = :id'),
+                    {"id": thread_id},
+                )
+            ).first()
+        return row is not None and row[0] is not None
+
+    async def _merge_metadata(self, thread_id: str, values: Mapping[str, Any]) -> None:
+        lock = " FOR UPDATE" if self.dialect == "postgresql" else ""
+        async with self.engine.begin() as connection:
+            row = (
+                await connection.execute(
+                    text(f'SELECT "metadata" FROM threads WHERE "id" = :id{lock}'),
+                    {"id": thread_id},
+                )
+            ).first()
+            if row is not None:
+                merged = {**_json_object(row[0]), **values}
+                await connection.execute(
+                    text('UPDATE threads SET "metadata" = :metadata WHERE "id" = :id'),
+                    {"id": thread_id, "metadata": json.dumps(merged)},
+                )
+                return
+            await connection.execute(
+                text(
+                    'INSERT INTO threads ("id", "createdAt", "metadata") '
+                    "VALUES (:id, :created, :metadata)"
+                ),
+                {
+                    "id": thread_id,
+                    "created": await self.get_current_timestamp(),
+                    "metadata": json.dumps(dict(values)),
+                },
+            )
+
+
+def ensure_auth_secret(data_dir: Path) -> str:
+    """Make sure ``CHAINLIT_AUTH_SECRET`` is set, and return it.
+
+    An existing environment value wins. Otherwise the secret is read from
+    ``<data_dir>/chainlit-auth-secret``, created (mode 0600) with a random
+    value on first use, and exported for Chainlit; keeping it across restarts
+    keeps users signed in.
+    """
+    current = os.environ.get(AUTH_SECRET_ENV)
+    if current:
+        return current
+    path = data_dir / AUTH_SECRET_FILE
+    try:
+        secret = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        secret = ""
+    if not secret:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        secret = secrets.token_urlsafe(48)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(secret + "\n")
+        logger.info("Generated a Chainlit auth secret in %s", path)
+    os.environ[AUTH_SECRET_ENV] = secret
+    return secret
