@@ -57,7 +57,18 @@ SCRUBBED_ENV = (
     "DEMO_CHAINLIT_DEMO_USER",
     "DEMO_CHAINLIT_DEMO_PASSWORD",
     "CHAINLIT_AUTH_SECRET",
+    "DEMO_API_FILES_BASE_URL",
+    "DEMO_API_FILES_API_KEY",
+    "DEMO_CHAINLIT_FILES_BASE_URL",
+    "DEMO_CHAINLIT_FILES_API_KEY",
+    "DEMO_FILES_API_KEY",
+    "DEMO_FILES_STORAGE_URL",
+    "DEMO_FILES_DATABASE_URL",
+    "DEMO_FILES_HOST",
+    "DEMO_FILES_PORT",
+    "DEMO_FILES_ENV",
 )
+FILES_API_KEY = "e2e-files-key"
 DEMO_USER = "demo"
 DEMO_PASSWORD = "demo"
 
@@ -147,10 +158,42 @@ def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def lgos_api(log_dir: Path) -> Iterator[Service]:
+def files_service(log_dir: Path) -> Iterator[Service]:
+    """The demo Files service, storing in a temporary folder."""
+    port = free_port()
+    env = base_env()
+    storage = log_dir / "files"
+    env["DEMO_FILES_API_KEY"] = FILES_API_KEY
+    env["DEMO_FILES_STORAGE_URL"] = str(storage / "objects")
+    env["DEMO_FILES_DATABASE_URL"] = str(storage / "metadata.sqlite3")
+    service = start_service(
+        "files",
+        [
+            sys.executable,
+            "-m",
+            "lgos_demo_files",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=log_dir,
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}",
+        ready_path="/health",
+    )
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="session")
+def lgos_api(log_dir: Path, files_service: Service) -> Iterator[Service]:
     port = free_port()
     env = base_env()
     env["DEMO_API_OFFLINE_CHUNK_DELAY"] = OFFLINE_CHUNK_DELAY
+    env["DEMO_API_FILES_BASE_URL"] = f"{files_service.url}/v1"
+    env["DEMO_API_FILES_API_KEY"] = FILES_API_KEY
     service = start_service(
         "lgos-api",
         [
@@ -173,10 +216,14 @@ def lgos_api(log_dir: Path) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="session")
-def chainlit_ui(lgos_api: Service, log_dir: Path) -> Iterator[Service]:
+def chainlit_ui(
+    lgos_api: Service, files_service: Service, log_dir: Path
+) -> Iterator[Service]:
     port = free_port()
     env = base_env()
     env["DEMO_CHAINLIT_OPENAI_BASE_URL"] = lgos_api.url
+    env["DEMO_CHAINLIT_FILES_BASE_URL"] = f"{files_service.url}/v1"
+    env["DEMO_CHAINLIT_FILES_API_KEY"] = FILES_API_KEY
     # History and the generated auth secret live in the test's folder.
     env["DEMO_CHAINLIT_DATA_DIR"] = str(log_dir / "chainlit-data")
     service = start_service(
@@ -232,6 +279,7 @@ def page(
     browser: Any,
     lgos_api: Service,
     chainlit_ui: Service,
+    files_service: Service,
     log_dir: Path,
 ) -> Iterator[Any]:
     """A page of a new browser context; screenshots and logs on failure."""
@@ -251,7 +299,7 @@ def page(
                 print(f"screenshot: {screenshot}")
             except Exception as exc:  # pragma: no cover - diagnostics only
                 print(f"no screenshot: {exc!r}")
-            for service in (lgos_api, chainlit_ui):
+            for service in (lgos_api, chainlit_ui, files_service):
                 print(f"--- {service.name} output ({service.log}) ---")
                 print(service.output()[-20_000:])
         context.close()

@@ -27,6 +27,7 @@ import asyncio
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import chainlit as cl
@@ -42,6 +43,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from lgos_chainlit.conversation import TurnResult, format_api_error
+from lgos_chainlit.files import Attachment, upload_attachment
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
 from lgos_chainlit.persistence import (
@@ -56,12 +58,13 @@ from lgos_chainlit.session import (
     first_model_id,
     load_session,
 )
-from lgos_chainlit.settings import get_settings, make_client
+from lgos_chainlit.settings import get_settings, make_client, make_files_client
 from lgos_chainlit.view import ChainlitTurnView
 
 logger = logging.getLogger("lgos_chainlit")
 
 CLIENT_KEY = "lgos_client"
+FILES_KEY = "lgos_files_client"
 SESSION_KEY = "lgos_session"
 STATE_KEY = "lgos"
 """The chat's saved state: the same key in ``cl.user_session`` and in the
@@ -237,6 +240,14 @@ def _client() -> AsyncOpenAI:
     return client
 
 
+def _files_client() -> AsyncOpenAI:
+    client = cl.user_session.get(FILES_KEY)
+    if client is None:
+        client = make_files_client(get_settings())
+        cl.user_session.set(FILES_KEY, client)
+    return client
+
+
 async def _session() -> ChatSession | None:
     session: ChatSession | None = cl.user_session.get(SESSION_KEY)
     if session is None:
@@ -301,7 +312,7 @@ async def _stream(
     A turn the user stops is labelled as not kept; the conversation forgets
     it, and the saved state says so too.
     """
-    view = ChainlitTurnView()
+    view = ChainlitTurnView(files=_files_client())
     try:
         result = await run(view)
     except asyncio.CancelledError:
@@ -332,6 +343,9 @@ async def answer(message: cl.Message) -> None:
     if session.conversation.pending is not None:
         await _answer_by_text(session, message.content)
         return
+    attachments = await _upload(session, message)
+    if attachments is None:
+        return
     client = _client()
     await _stream(
         session,
@@ -342,8 +356,56 @@ async def answer(message: cl.Message) -> None:
             listener=view,
             functions=session.functions,
             server_tools=session.server_tools,
+            attachments=attachments,
+            background=session.runs_in_background,
+            poll_interval=get_settings().background_poll_interval,
         ),
     )
+
+
+async def _upload(session: ChatSession, message: cl.Message) -> list[Attachment] | None:
+    """Upload the message's attached files to the Files API.
+
+    Returns:
+        The uploaded attachments (IDs and names), or ``None`` when the turn
+        must not be sent (an upload failed, or the model takes no files).
+
+    """
+    files = [element for element in message.elements or [] if element.path]
+    if not files:
+        return []
+    if not session.accepts_files:
+        await cl.ErrorMessage(
+            content=f"**{session.model_id}** does not accept attachments; "
+            "the message was not sent."
+        ).send()
+        return None
+    attachments = []
+    for element in files:
+        name = element.name or "attachment"
+        try:
+            data = await asyncio.to_thread(Path(str(element.path)).read_bytes)
+            attachments.append(
+                await upload_attachment(
+                    _files_client(),
+                    name,
+                    data,
+                    element.mime or "application/octet-stream",
+                )
+            )
+        except (OSError, openai.OpenAIError) as exc:
+            detail = (
+                format_api_error(exc).replace("LGOS", "the Files API")
+                if isinstance(exc, openai.OpenAIError)
+                else str(exc)
+            )
+            logger.warning("Uploading %s failed: %s", name, detail)
+            await cl.ErrorMessage(
+                content=f"Uploading **{name}** failed: {detail} "
+                "The message was not sent."
+            ).send()
+            return None
+    return attachments
 
 
 @cl.on_chat_end
@@ -355,15 +417,18 @@ async def end_chat() -> None:
     still running (the browser went away mid-answer) finishes first, so its
     result is saved with the thread.
     """
-    client: AsyncOpenAI | None = cl.user_session.get(CLIENT_KEY)
-    cl.user_session.set(CLIENT_KEY, None)
-    if client is None:
-        return
-    task = cl.context.session.current_task
-    if task is not None and not task.done():
-        task.add_done_callback(lambda _: asyncio.ensure_future(client.close()))
-        return
-    await client.close()
+    for key in (CLIENT_KEY, FILES_KEY):
+        client: AsyncOpenAI | None = cl.user_session.get(key)
+        cl.user_session.set(key, None)
+        if client is None:
+            continue
+        task = cl.context.session.current_task
+        if task is not None and not task.done():
+            task.add_done_callback(
+                lambda _, client=client: asyncio.ensure_future(client.close())
+            )
+            continue
+        await client.close()
 
 
 # --------------------------------------------------------------------------
@@ -477,7 +542,11 @@ async def _record(session: ChatSession, question: InterruptQuestion, text: str) 
     await _stream(
         session,
         lambda view: session.conversation.resume(
-            client, listener=view, functions=session.functions
+            client,
+            listener=view,
+            functions=session.functions,
+            background=session.runs_in_background,
+            poll_interval=get_settings().background_poll_interval,
         ),
     )
 

@@ -23,8 +23,10 @@ fake HTTP transport.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -33,6 +35,7 @@ import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel
 
+from lgos_chainlit.files import Attachment, user_content
 from lgos_chainlit.functions import FunctionCall, LocalFunction, execute_call
 from lgos_chainlit.interrupts import (
     PendingPause,
@@ -74,6 +77,12 @@ SERVER_TOOL_ITEMS = frozenset(
 """Output item types of tools the graph runs itself, shown as tool steps."""
 
 _RETRYABLE_CODES = frozenset({"run_busy"})
+
+BACKGROUND_RUNNING = frozenset({"queued", "in_progress"})
+"""Statuses of a background Response that is still running."""
+
+DEFAULT_POLL_INTERVAL = 1.0
+CANCEL_TIMEOUT = 10.0
 
 _TERMINAL_EVENTS = {
     "response.completed": "completed",
@@ -179,6 +188,11 @@ class TurnListener:
     async def on_response(self, result: TurnResult) -> None:
         """Show one finished (or failed) response; called once per request."""
 
+    async def on_background(
+        self, response_id: str, status: str, elapsed: float
+    ) -> None:
+        """Show a background Response's progress; called after every poll."""
+
     async def run_function(
         self, call: FunctionCall, run: FunctionRunner
     ) -> tuple[str, bool]:
@@ -278,6 +292,7 @@ def build_request(
     metadata: Mapping[str, str] | None = None,
     tools: Sequence[Mapping[str, Any]] = (),
     previous_response_id: str | None = None,
+    background: bool = False,
 ) -> dict[str, Any]:
     """Build the keyword arguments of one streamed ``responses.create`` call.
 
@@ -297,6 +312,10 @@ def build_request(
         request["tools"] = [dict(tool) for tool in tools]
     if previous_response_id is not None:
         request["previous_response_id"] = previous_response_id
+    if background:
+        # Polled, never streamed (LGOS rejects stream with background).
+        request["stream"] = False
+        request["background"] = True
     return request
 
 
@@ -325,6 +344,8 @@ async def run_turn(
     listener: TurnListener | None = None,
     tools: Sequence[Mapping[str, Any]] = (),
     previous_response_id: str | None = None,
+    background: bool = False,
+    poll_interval: float = DEFAULT_POLL_INTERVAL,
 ) -> TurnResult:
     """Stream one response for ``ledger`` and collect its output items.
 
@@ -362,7 +383,12 @@ async def run_turn(
         metadata=metadata,
         tools=tools,
         previous_response_id=previous_response_id,
+        background=background,
     )
+    if background:
+        return await _run_background(
+            client, request, listener, sink, poll_interval=poll_interval
+        )
     try:
         stream = await client.responses.create(**request)
         async with stream:
@@ -440,6 +466,91 @@ async def run_turn(
     return result
 
 
+async def _cancel(client: AsyncOpenAI, response_id: str) -> None:
+    """Cancel a background Response (best effort; the turn is gone anyway)."""
+    try:
+        await asyncio.wait_for(
+            client.responses.cancel(response_id), timeout=CANCEL_TIMEOUT
+        )
+        logger.info("Cancelled background response %s", response_id)
+    except (openai.OpenAIError, TimeoutError) as exc:
+        logger.warning("Cannot cancel background response %s: %s", response_id, exc)
+
+
+async def _run_background(
+    client: AsyncOpenAI,
+    request: dict[str, Any],
+    listener: TurnListener,
+    sink: TextSink,
+    *,
+    poll_interval: float,
+) -> TurnResult:
+    """Create a background Response and poll it until it ends.
+
+    The listener hears every poll (``on_background``); once the Response
+    ends, its commentary and server tool items are reported as if streamed
+    and the answer goes to ``sink`` whole. A cancelled task (the user
+    pressed Stop) cancels the Response on the server, then re-raises.
+    """
+    started = time.monotonic()
+    response_id: str | None = None
+    try:
+        response = await client.responses.create(**request)
+        polled = str(response.id)
+        response_id = polled
+        await listener.on_background(polled, response.status or "queued", 0.0)
+        while response.status in BACKGROUND_RUNNING:
+            await asyncio.sleep(poll_interval)
+            response = await client.responses.retrieve(polled)
+            await listener.on_background(
+                polled, response.status or "", time.monotonic() - started
+            )
+    except asyncio.CancelledError:
+        if response_id is not None:
+            await _cancel(client, response_id)
+        raise
+    except openai.APIError as exc:
+        logger.warning("Background response %s failed: %s", response_id, exc)
+        result = _error_result(exc)
+        result.response_id = response_id
+        return result
+    status = response.status
+    output = [output_item_to_input(item) for item in response.output]
+    if status == "cancelled":
+        return TurnResult(
+            status="error",
+            error="The background response was cancelled.",
+            response_id=response_id,
+            error_code="cancelled",
+        )
+    if status not in ("completed", "incomplete", "failed"):
+        return TurnResult(
+            status="error",
+            error=f"The background response ended as {status!r}.",
+            response_id=response_id,
+        )
+    result = TurnResult(
+        status=status,  # type: ignore[arg-type]
+        output_items=output,
+        response_id=response_id,
+    )
+    if status == "failed":
+        result.error = _terminal_error(response)
+    details = getattr(response, "incomplete_details", None)
+    result.incomplete_reason = getattr(details, "reason", None)
+    for item in output:
+        kind = item.get("type", "message")
+        if kind == "message" and message_phase(item) == "commentary":
+            await listener.on_commentary_done(str(item.get("id")), _message_text(item))
+        elif kind in SERVER_TOOL_ITEMS:
+            await listener.on_server_tool(item, done=True)
+    _read_output(result)
+    if result.answer:
+        await sink(result.answer)
+    result.streamed = bool(result.answer)
+    return result
+
+
 def _not_run_output(reason: str) -> str:
     return json.dumps({"error": f"not run: {reason}"}, separators=(",", ":"))
 
@@ -491,6 +602,9 @@ class Conversation:
         functions: Sequence[LocalFunction] = (),
         server_tools: Sequence[Mapping[str, Any]] = (),
         max_function_rounds: int = MAX_FUNCTION_ROUNDS,
+        attachments: Sequence[Attachment] = (),
+        background: bool = False,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
     ) -> TurnResult:
         """Send ``text`` as the next user turn; answer function calls until done.
 
@@ -504,6 +618,11 @@ class Conversation:
             server_tools: Server tool selectors sent in ``tools`` too, such as
                 ``{"type": "web_search"}``.
             max_function_rounds: The most rounds of function calls to run.
+            attachments: Uploaded files, sent as ``input_file`` parts after
+                an ``input_text`` part (the ledger keeps only their IDs).
+            background: Send every request of the turn with
+                ``background=True`` and poll it instead of streaming.
+            poll_interval: Seconds between polls of a background Response.
 
         Returns:
             The result of the turn's last response; when it :attr:`~TurnResult.paused`,
@@ -518,7 +637,7 @@ class Conversation:
         tools = [function.tool() for function in functions]
         tools.extend(dict(tool) for tool in server_tools)
         mark = len(self.items)
-        self.items.append({"role": "user", "content": text})
+        self.items.append({"role": "user", "content": user_content(text, attachments)})
         return await self._run(
             client,
             mark=mark,
@@ -528,6 +647,8 @@ class Conversation:
             listener=listener or TurnListener(),
             functions=functions,
             max_function_rounds=max_function_rounds,
+            background=background,
+            poll_interval=poll_interval,
         )
 
     async def resume(
@@ -538,6 +659,8 @@ class Conversation:
         listener: TurnListener | None = None,
         functions: Sequence[LocalFunction] = (),
         max_function_rounds: int = MAX_FUNCTION_ROUNDS,
+        background: bool = False,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
     ) -> TurnResult:
         """Send the answers of :attr:`pending` in one resume request.
 
@@ -565,6 +688,8 @@ class Conversation:
             functions=functions,
             max_function_rounds=max_function_rounds,
             resuming=pause,
+            background=background,
+            poll_interval=poll_interval,
         )
 
     def abandon(self) -> None:
@@ -585,6 +710,8 @@ class Conversation:
         functions: Sequence[LocalFunction],
         max_function_rounds: int,
         resuming: PendingPause | None = None,
+        background: bool = False,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
     ) -> TurnResult:
         by_name = {function.name: function for function in functions}
         carried = list(resuming.carried) if resuming is not None else []
@@ -601,6 +728,8 @@ class Conversation:
                         listener=listener,
                         tools=resuming.tools,
                         previous_response_id=resuming.response_id,
+                        background=background,
+                        poll_interval=poll_interval,
                     )
                 else:
                     result = await run_turn(
@@ -611,6 +740,8 @@ class Conversation:
                         on_text=on_text,
                         listener=listener,
                         tools=tools,
+                        background=background,
+                        poll_interval=poll_interval,
                     )
                 if resuming is not None and not result.paused and result.retryable:
                     # The same resume can be sent again: keep the pause.

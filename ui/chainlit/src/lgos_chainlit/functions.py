@@ -90,6 +90,7 @@ class LocalFunction:
     description: str
     parameters: Mapping[str, Any]
     run: Callable[..., Any] = field(repr=False)
+    strict: bool = False
 
     def tool(self) -> dict[str, Any]:
         """Return the flat Responses function tool declaring this function."""
@@ -98,7 +99,7 @@ class LocalFunction:
             "name": self.name,
             "description": self.description,
             "parameters": dict(self.parameters),
-            "strict": False,
+            "strict": self.strict,
         }
 
 

@@ -26,9 +26,11 @@ from lgos_chainlit.discovery import (
     describe_model,
     settings_metadata,
 )
-from lgos_chainlit.functions import LocalFunction, offered_functions
+from lgos_chainlit.files import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
+from lgos_chainlit.functions import LOCAL_FUNCTIONS, LocalFunction, offered_functions
 
 __all__ = [
+    "BACKGROUND_SETTING",
     "WEB_SEARCH_SETTING",
     "ChatSession",
     "chat_profiles_for",
@@ -47,6 +49,18 @@ WEB_SEARCH_SETTING = "lgos_web_search"
 """ID of the UI's own "Web search" switch in the chat settings panel."""
 
 WEB_SEARCH_TOOL = "web_search"
+
+BACKGROUND_SETTING = "lgos_background"
+"""ID of the UI's own "Run in background" switch."""
+
+FILE_INPUTS_FEATURE = "file_inputs"
+BACKGROUND_FEATURE = "background"
+
+UI_FUNCTIONS: Mapping[str, LocalFunction] = {
+    **LOCAL_FUNCTIONS,
+    DISPLAY_FILE: DISPLAY_FILE_FUNCTION,
+}
+"""Every function this UI offers: the pure ones and ``display_file``."""
 
 _STATE_VERSION = 1
 
@@ -97,6 +111,7 @@ class ChatSession:
     values: dict[str, Any] = field(default_factory=dict)
     conversation_id: str | None = None
     web_search: bool = True
+    background: bool = False
     shown_question: dict[str, str] | None = None
     """``{"call_id", "message_id"}`` of the question message on screen, so a
     resumed chat can put the buttons back on it instead of asking again."""
@@ -136,6 +151,21 @@ class ChatSession:
         return WEB_SEARCH_TOOL in self.capabilities.server_tools
 
     @property
+    def accepts_files(self) -> bool:
+        """Whether ``lgos.features`` lists ``file_inputs`` (attachments)."""
+        return FILE_INPUTS_FEATURE in self.capabilities.features
+
+    @property
+    def offers_background(self) -> bool:
+        """Whether ``lgos.features`` lists ``background``."""
+        return BACKGROUND_FEATURE in self.capabilities.features
+
+    @property
+    def runs_in_background(self) -> bool:
+        """Whether the next request goes in the background (switch on)."""
+        return self.offers_background and self.background
+
+    @property
     def widgets(self) -> list[InputWidget]:
         """The settings widgets to render (current values), empty when none.
 
@@ -158,6 +188,18 @@ class ChatSession:
                         "its web_search tool, and each search shows as a step."
                     ),
                     initial=self.web_search,
+                )
+            )
+        if self.offers_background:
+            widgets.append(
+                Switch(
+                    id=BACKGROUND_SETTING,
+                    label="Run in background",
+                    description=(
+                        "Send each request as a background Response and poll "
+                        "it (no streaming); Stop cancels it on the server."
+                    ),
+                    initial=self.background,
                 )
             )
         return widgets
@@ -187,7 +229,7 @@ class ChatSession:
 
         A model without a usable extension, or listing none, is offered none.
         """
-        return offered_functions(self.capabilities.client_tools)
+        return offered_functions(self.capabilities.client_tools, UI_FUNCTIONS)
 
     @property
     def notice(self) -> str | None:
@@ -198,12 +240,9 @@ class ChatSession:
         """Apply values sent by the settings panel; return the current values."""
         self.values.update(coerce_settings(values, self.fields))
         if WEB_SEARCH_SETTING in values:
-            flag = values[WEB_SEARCH_SETTING]
-            self.web_search = (
-                flag.strip().lower() in ("true", "1", "yes", "on")
-                if isinstance(flag, str)
-                else bool(flag)
-            )
+            self.web_search = _flag(values[WEB_SEARCH_SETTING])
+        if BACKGROUND_SETTING in values:
+            self.background = _flag(values[BACKGROUND_SETTING])
         return dict(self.values)
 
     def to_state(self) -> dict[str, Any]:
@@ -213,6 +252,7 @@ class ChatSession:
             "model": self.model_id,
             "values": dict(self.values),
             "web_search": self.web_search,
+            "background": self.background,
             "conversation": self.conversation.to_json(),
             "question": dict(self.shown_question) if self.shown_question else None,
         }
@@ -235,6 +275,8 @@ class ChatSession:
             self.values.update(coerce_settings(values, self.fields))
         if isinstance(state.get("web_search"), bool):
             self.web_search = state["web_search"]
+        if isinstance(state.get("background"), bool):
+            self.background = state["background"]
         self.conversation = Conversation.from_json(
             state.get("conversation"), model=self.model_id
         )
@@ -262,6 +304,12 @@ class ChatSession:
         if self.conversation_id:
             metadata[CONVERSATION_ID_KEY] = self.conversation_id
         return metadata
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    return bool(value)
 
 
 def _set_initial(widget: InputWidget, value: Any) -> None:

@@ -19,6 +19,7 @@ from lgos_chainlit.paths import DEFAULT_DATA_DIR
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 # LGOS enforces no authentication; the OpenAI SDK still insists on *a* key.
 PLACEHOLDER_API_KEY = "lgos-demo"
+DEFAULT_FILES_BASE_URL = "http://127.0.0.1:8003/v1"
 
 
 class ChainlitSettings(BaseSettings):
@@ -68,6 +69,19 @@ class ChainlitSettings(BaseSettings):
             "sqlite+aiosqlite:/// URL; default: SQLite in data_dir."
         ),
     )
+    files_base_url: str = Field(
+        default=DEFAULT_FILES_BASE_URL,
+        description="OpenAI-compatible Files API (with /v1) for attachments.",
+    )
+    files_api_key: SecretStr = Field(
+        default=SecretStr(PLACEHOLDER_API_KEY),
+        description="Bearer key of the Files API (the service's DEMO_FILES_API_KEY).",
+    )
+    background_poll_interval: float = Field(
+        default=1.0,
+        gt=0,
+        description="Seconds between polls of a background Response.",
+    )
     demo_user: str = Field(
         default="demo", min_length=1, description="The demo login's user name."
     )
@@ -91,6 +105,16 @@ def make_client(settings: ChainlitSettings) -> AsyncOpenAI:
     return AsyncOpenAI(
         base_url=settings.openai_base_url,
         api_key=settings.openai_api_key.get_secret_value(),
+        timeout=settings.request_timeout,
+        max_retries=settings.max_retries,
+    )
+
+
+def make_files_client(settings: ChainlitSettings) -> AsyncOpenAI:
+    """Build an ``AsyncOpenAI`` client for the Files API from ``settings``."""
+    return AsyncOpenAI(
+        base_url=settings.files_base_url,
+        api_key=settings.files_api_key.get_secret_value(),
         timeout=settings.request_timeout,
         max_retries=settings.max_retries,
     )

@@ -13,6 +13,11 @@ the app hands to :meth:`Conversation.ask`:
 - each tool the graph runs itself is a ``tool`` step too: a web search
   ("Searched: <query>", or marked failed) or a custom tool with its input and
   output;
+- a ``display_file`` call downloads the file from the Files API (with the
+  UI's own key) and shows it in a message of its own: images inline
+  (``cl.Image``), other files as downloads (``cl.File``);
+- a background Response shows one step, "Running in the background… 12 s",
+  updated after every poll;
 - a stopped turn keeps its partial answer, labelled as not kept.
 
 It must run inside a Chainlit callback (it uses Chainlit's context).
@@ -25,8 +30,15 @@ from typing import Any
 
 import chainlit as cl
 from chainlit.utils import utc_now
+from openai import AsyncOpenAI
 
 from lgos_chainlit.conversation import FunctionRunner, TurnListener, TurnResult
+from lgos_chainlit.files import (
+    DISPLAY_FILE,
+    DisplayedFile,
+    display_file_failure,
+    fetch_display_file,
+)
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.rendering import (
     STOPPED_NOTE,
@@ -55,6 +67,34 @@ DONE_ICON = "circle-check"
 FUNCTION_ICON = "wrench"
 SEARCH_ICON = "search"
 FAILED_ICON = "circle-x"
+BACKGROUND_ICON = "hourglass"
+BACKGROUND_STEP_TYPE = "run"
+
+
+def background_title(status: str, elapsed: float) -> str:
+    """Title the background step for a Response's status after ``elapsed``."""
+    seconds = int(elapsed)
+    if status == "queued":
+        return f"Queued in the background… {seconds} s"
+    if status == "in_progress":
+        return f"Running in the background… {seconds} s"
+    if status == "cancelled":
+        return f"Background run cancelled after {seconds} s"
+    return f"Ran in the background ({status}, {seconds} s)"
+
+
+def file_element(file: DisplayedFile) -> cl.Image | cl.File:
+    """Build the Chainlit element showing a downloaded file."""
+    if file.is_image:
+        return cl.Image(
+            name=file.filename,
+            content=file.content,
+            mime=file.mime_type,
+            display="inline",
+        )
+    return cl.File(
+        name=file.filename, content=file.content, mime=file.mime_type, display="inline"
+    )
 
 
 def _search_icon(item: dict[str, Any], *, done: bool) -> str:
@@ -67,11 +107,14 @@ def _search_icon(item: dict[str, Any], *, done: bool) -> str:
 class ChainlitTurnView(TurnListener):
     """Render a turn's progress into the current Chainlit chat."""
 
-    def __init__(self) -> None:
+    def __init__(self, files: AsyncOpenAI | None = None) -> None:
         self.reply: cl.Message | None = None
         self.commentary: dict[str, cl.Step] = {}
         self.running: cl.Step | None = None
         self.tools: dict[str, cl.Step] = {}
+        self.files = files
+        self.background: dict[str, cl.Step] = {}
+        self.polling: tuple[str, float] | None = None
 
     def _parent_id(self) -> str | None:
         current = cl.context.current_step
@@ -200,8 +243,46 @@ class ChainlitTurnView(TurnListener):
             step.icon = _search_icon(item, done=True)
             await step.update()
 
+    async def on_background(
+        self, response_id: str, status: str, elapsed: float
+    ) -> None:
+        """Show (or update) the background step of a polled Response."""
+        step = self.background.get(response_id)
+        title = background_title(status, elapsed)
+        self.polling = (response_id, elapsed)
+        if step is None:
+            step = cl.Step(
+                name=title,
+                type=BACKGROUND_STEP_TYPE,
+                parent_id=self._parent_id(),
+                show_input=False,
+                icon=BACKGROUND_ICON,
+            )
+            step.start = utc_now()
+            step.output = f"Response `{response_id}`"
+            self.background[response_id] = step
+            await step.send()
+            return
+        step.name = title
+        if status not in ("queued", "in_progress"):
+            step.end = utc_now()
+            step.icon = DONE_ICON
+            self.polling = None
+        await step.update()
+
     async def on_cancelled(self) -> None:
         """Label a stopped turn: its partial answer is not kept."""
+        if self.polling is not None:
+            response_id, elapsed = self.polling
+            self.polling = None
+            step = self.background[response_id]
+            step.name = background_title("cancelled", elapsed)
+            step.end = utc_now()
+            step.icon = FAILED_ICON
+            await step.update()
+            await cl.Message(
+                content=f"Cancelled the background response `{response_id}`."
+            ).send()
         await self._end_running()
         reply, self.reply = self.reply, None
         if reply is not None and reply.content:
@@ -243,6 +324,8 @@ class ChainlitTurnView(TurnListener):
         self, call: FunctionCall, run: FunctionRunner
     ) -> tuple[str, bool]:
         """Run a call inside a tool step showing its arguments and result."""
+        if call.name == DISPLAY_FILE:
+            return await self._display_file(call)
         async with cl.Step(
             name=f"Running {call.name}",
             type=FUNCTION_STEP_TYPE,
@@ -255,6 +338,35 @@ class ChainlitTurnView(TurnListener):
             output, ok = await run()
             step.output = render_function_step(call.arguments, output)
             step.name = f"Ran {call.name}" if ok else f"{call.name} failed"
+            step.is_error = not ok
+        return output, ok
+
+    async def _display_file(self, call: FunctionCall) -> tuple[str, bool]:
+        """Download the file a ``display_file`` call names and show it."""
+        async with cl.Step(
+            name=f"Running {call.name}",
+            type=FUNCTION_STEP_TYPE,
+            show_input=False,
+            default_open=False,
+            icon=FUNCTION_ICON,
+        ) as step:
+            step.output = render_function_step(call.arguments, None)
+            await step.update()
+            if self.files is None:
+                file, output = None, display_file_failure("No Files API configured")
+            else:
+                file, output = await fetch_display_file(self.files, call)
+            if file is not None:
+                try:
+                    await cl.Message(
+                        content=f"📎 **{file.filename}**",
+                        elements=[file_element(file)],
+                    ).send()
+                except Exception:
+                    file, output = None, display_file_failure("Showing the file failed")
+            ok = file is not None
+            step.output = render_function_step(call.arguments, output)
+            step.name = f"Showed {file.filename}" if file else f"{call.name} failed"
             step.is_error = not ok
         return output, ok
 

@@ -1,0 +1,111 @@
+"""End to end: attachments, ``display_file`` and background runs in the browser.
+
+The session's Files service (``files_service`` in ``conftest``) stores the
+attachments the UI uploads and the charts the ``files`` graph makes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import (
+    ANSWER_TIMEOUT_MS,
+    ANSWERS,
+    UI_TIMEOUT_MS,
+    Service,
+    open_chat,
+    send,
+)
+from tests.e2e.test_chainlit_interrupts import (
+    QUESTIONS,
+    RESEARCH_TIMEOUT_MS,
+    choice,
+    served,
+    set_switch,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+BACKGROUND_STEPS = '.step[data-step-type="run"]:has-text("in the background")'
+CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
+
+
+def test_attach_a_csv_and_ask(
+    page: Any, chainlit_ui: Service, lgos_api: Service, tmp_path: Path
+) -> None:
+    if "files" not in served(lgos_api):
+        pytest.skip("the files graph is not registered")
+    source = tmp_path / "fruit.csv"
+    source.write_text(CSV)
+    open_chat(page, chainlit_ui, "files")
+    page.locator('input[type="file"]').first.set_input_files(str(source))
+    expect(page.get_by_text("fruit.csv").first).to_be_visible(timeout=UI_TIMEOUT_MS)
+    send(page, "What is in this file?")
+    answer = page.locator(ANSWERS).last
+    expect(answer).to_contain_text("fruit.csv", timeout=ANSWER_TIMEOUT_MS)
+    expect(answer).to_contain_text("16")  # the sum of the count column
+    # The transcript names the attachment; its bytes never show.
+    expect(page.get_by_text("plums,8")).to_have_count(0)
+
+
+def test_files_graph_shows_its_chart(
+    page: Any, chainlit_ui: Service, lgos_api: Service
+) -> None:
+    if "files" not in served(lgos_api):
+        pytest.skip("the files graph is not registered")
+    open_chat(page, chainlit_ui, "files")
+    send(page, "Draw a chart of apples: 3, pears: 5, plums: 8")
+    image = page.locator('img[alt$=".png"]').last
+    expect(image).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(page.locator('.step[data-step-type="tool"]').last).to_contain_text(
+        "Showed", timeout=ANSWER_TIMEOUT_MS
+    )
+
+
+def _background_research(page: Any, chainlit_ui: Service, lgos_api: Service) -> None:
+    if "deep-research" not in served(lgos_api):
+        pytest.skip("the deep-research graph is not registered")
+    open_chat(page, chainlit_ui, "deep-research")
+    set_switch(page, "lgos_background", True)
+    send(page, "Compare LangGraph interrupts and OpenAI Agents SDK approvals")
+    expect(page.locator(BACKGROUND_STEPS).first).to_contain_text(
+        re.compile(r"in the background"), timeout=ANSWER_TIMEOUT_MS
+    )
+    expect(page.locator(QUESTIONS).last).to_contain_text(
+        "I plan to research these questions", timeout=ANSWER_TIMEOUT_MS
+    )
+
+
+def test_background_research_polls_and_reports(
+    page: Any, chainlit_ui: Service, lgos_api: Service
+) -> None:
+    _background_research(page, chainlit_ui, lgos_api)
+    choice(page, "Start research").click()
+    expect(page.locator(BACKGROUND_STEPS)).to_have_count(2, timeout=UI_TIMEOUT_MS)
+    report = page.locator(ANSWERS).last
+    expect(report).to_contain_text("Sources", timeout=RESEARCH_TIMEOUT_MS)
+    markers = report.locator("a", has_text=re.compile(r"^\[\d+\]$"))
+    assert markers.count() >= 1
+    expect(page.locator(BACKGROUND_STEPS).last).to_contain_text(
+        "Ran in the background (completed"
+    )
+
+
+def test_stop_cancels_a_background_run(
+    page: Any, chainlit_ui: Service, lgos_api: Service
+) -> None:
+    if "deep-research" not in served(lgos_api):
+        pytest.skip("the deep-research graph is not registered")
+    open_chat(page, chainlit_ui, "deep-research")
+    set_switch(page, "lgos_background", True)
+    send(page, "Compare LangGraph interrupts and OpenAI Agents SDK approvals")
+    # Stop as soon as the Response is queued (the first poll is a second later).
+    expect(page.locator(BACKGROUND_STEPS)).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    page.locator("#stop-button").click()
+    cancelled = page.locator(ANSWERS, has_text="Cancelled the background response")
+    expect(cancelled).to_be_visible(timeout=UI_TIMEOUT_MS)

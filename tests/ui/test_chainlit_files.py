@@ -1,0 +1,222 @@
+"""Attachments and ``display_file`` against the real Files app, in process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+from lgos_chainlit.conversation import Conversation, FunctionRunner, TurnListener
+from lgos_chainlit.files import (
+    DISPLAY_FILE_FUNCTION,
+    DISPLAY_FILE_OK,
+    Attachment,
+    display_file_calls,
+    fetch_display_file,
+    upload_attachment,
+    user_content,
+)
+from lgos_chainlit.functions import FunctionCall
+from lgos_chainlit.session import ChatSession
+from lgos_chainlit.settings import ChainlitSettings
+from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
+from lgos_demo_files import FilesSettings, create_app
+from tests.ui.test_chainlit_conversation import Server, streamed
+from tests.ui.test_chainlit_function_loop import response_events, text_message
+
+pytestmark = pytest.mark.anyio
+
+API_KEY = "test-files-key"
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+
+
+@pytest.fixture
+async def files(tmp_path: Path) -> AsyncIterator[openai.AsyncOpenAI]:
+    settings = FilesSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        api_key=API_KEY,  # type: ignore[arg-type]
+        storage_url=str(tmp_path / "objects"),
+        database_url=str(tmp_path / "meta.sqlite3"),
+        sweep_interval_seconds=0,
+    )
+    app = create_app(settings)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http,
+    ):
+        yield openai.AsyncOpenAI(
+            base_url="http://files/v1",
+            api_key=API_KEY,
+            http_client=http,
+            max_retries=0,
+        )
+
+
+def display_call(file_id: str, **extra: str) -> FunctionCall:
+    arguments = {"file_id": file_id, "filename": "chart.png", "mime_type": "image/png"}
+    arguments.update(extra)
+    return FunctionCall(
+        call_id="call_1", name="display_file", arguments=json.dumps(arguments)
+    )
+
+
+def test_the_tool_matches_the_demo_definition() -> None:
+    assert DISPLAY_FILE_FUNCTION.tool() == DISPLAY_FILE_TOOL
+
+
+def test_settings_default_to_the_demo_files_service(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("DEMO_CHAINLIT_FILES_BASE_URL", "DEMO_CHAINLIT_FILES_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    settings = ChainlitSettings()
+    assert settings.files_base_url == "http://127.0.0.1:8003/v1"
+    assert settings.files_api_key.get_secret_value() == "lgos-demo"
+    monkeypatch.setenv("DEMO_CHAINLIT_FILES_BASE_URL", "http://files:9/v1")
+    assert ChainlitSettings().files_base_url == "http://files:9/v1"
+
+
+def test_user_content_keeps_only_ids() -> None:
+    assert user_content("hi") == "hi"
+    assert user_content("sum it", [Attachment("file-a", "a.csv")]) == [
+        {"type": "input_text", "text": "sum it"},
+        {"type": "input_file", "file_id": "file-a"},
+    ]
+
+
+async def test_upload_then_ask_sends_input_file_parts(
+    files: openai.AsyncOpenAI,
+) -> None:
+    attachment = await upload_attachment(files, "sales.csv", b"a,b\n1,2\n", "text/csv")
+    assert attachment.file_id.startswith("file-")
+    assert attachment.filename == "sales.csv"
+    stored = await files.files.content(attachment.file_id)
+    assert stored.read() == b"a,b\n1,2\n"
+
+    server = Server(streamed(*response_events([text_message("m", "Two columns.")])))
+    conversation = Conversation(model="files")
+    result = await conversation.ask(
+        server.client(), "What is in it?", attachments=[attachment]
+    )
+    assert result.status == "completed"
+    sent = server.requests[0]["input"][0]
+    assert sent == {
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "What is in it?"},
+            {"type": "input_file", "file_id": attachment.file_id},
+        ],
+    }
+    assert "1,2" not in json.dumps(conversation.to_json())
+
+
+async def test_display_file_downloads_the_bytes(files: openai.AsyncOpenAI) -> None:
+    uploaded = await files.files.create(
+        file=("chart.png", PNG, "image/png"), purpose="user_data"
+    )
+    file, output = await fetch_display_file(files, display_call(uploaded.id))
+    assert output == DISPLAY_FILE_OK
+    assert json.loads(output) == {"displayed": True}
+    assert file is not None
+    assert (file.filename, file.mime_type, file.content) == (
+        "chart.png",
+        "image/png",
+        PNG,
+    )
+    assert file.is_image
+
+
+async def test_display_file_failures_are_reported(files: openai.AsyncOpenAI) -> None:
+    file, output = await fetch_display_file(files, display_call("file-missing"))
+    assert file is None
+    assert json.loads(output) == {
+        "displayed": False,
+        "error": "The Files API has no such file",
+    }
+    bad = FunctionCall(call_id="c", name="display_file", arguments="[]")
+    assert json.loads((await fetch_display_file(files, bad))[1])["displayed"] is False
+
+
+async def test_display_file_unreachable_service() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as http:
+        client = openai.AsyncOpenAI(
+            base_url="http://files/v1", api_key="k", http_client=http, max_retries=0
+        )
+        file, output = await fetch_display_file(client, display_call("file-x"))
+    assert file is None
+    assert json.loads(output) == {
+        "displayed": False,
+        "error": "The Files API could not be reached",
+    }
+
+
+def _model(features: list[str], client_tools: list[str]) -> dict[str, object]:
+    return {
+        "id": "files",
+        "object": "model",
+        "created": 0,
+        "owned_by": "lgos",
+        "lgos": {
+            "schema_version": 1,
+            "description": "Files.",
+            "features": features,
+            "client_tools": client_tools,
+        },
+    }
+
+
+def test_session_offers_uploads_and_display_file() -> None:
+    session = ChatSession.from_model(_model(["file_inputs"], ["display_file"]))
+    assert session.accepts_files
+    assert not session.offers_background
+    assert [f.tool() for f in session.functions] == [DISPLAY_FILE_TOOL]
+    plain = ChatSession.from_model(_model([], []))
+    assert not plain.accepts_files
+    assert plain.functions == ()
+
+
+async def test_the_loop_sends_the_display_result_back() -> None:
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "status": "completed",
+        "call_id": "call_1",
+        "name": "display_file",
+        "arguments": json.dumps(
+            {"file_id": "file-1", "filename": "c.png", "mime_type": "image/png"}
+        ),
+    }
+    server = Server(
+        streamed(*response_events([call])),
+        streamed(*response_events([text_message("m", "Shown.")])),
+    )
+
+    class Listener(TurnListener):
+        async def run_function(
+            self, call: FunctionCall, run: FunctionRunner
+        ) -> tuple[str, bool]:
+            assert call.name == "display_file"
+            return DISPLAY_FILE_OK, True
+
+    conversation = Conversation(model="files")
+    result = await conversation.ask(
+        server.client(),
+        "chart please",
+        listener=Listener(),
+        functions=[DISPLAY_FILE_FUNCTION],
+    )
+    assert result.answer == "Shown."
+    assert server.requests[0]["tools"] == [DISPLAY_FILE_TOOL]
+    assert {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": DISPLAY_FILE_OK,
+    } in conversation.items
+    assert [c.call_id for c in display_file_calls(conversation.items)] == ["call_1"]
