@@ -7,9 +7,13 @@ attachments the UI uploads and the charts the ``files`` graph makes.
 from __future__ import annotations
 
 import re
+import time
+import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -32,6 +36,8 @@ from tests.e2e.test_chainlit_interrupts import (
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 BACKGROUND_STEPS = '.step[data-step-type="run"]:has-text("in the background")'
+CHART = 'img[alt$=".png"]'
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
 
 
@@ -53,18 +59,43 @@ def test_attach_a_csv_and_ask(
     expect(page.get_by_text("plums,8")).to_have_count(0)
 
 
-def test_files_graph_shows_its_chart(
+def _expect_png(page: Any, image: Any) -> None:
+    """Check that ``image`` is visible and its ``src`` serves PNG bytes."""
+    expect(image).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    src = image.get_attribute("src")
+    assert src
+    served_bytes = page.request.get(urljoin(page.url, src))
+    assert served_bytes.ok, served_bytes.status
+    assert served_bytes.body().startswith(PNG_SIGNATURE)
+
+
+def test_files_graph_shows_its_chart_again_after_a_reload(
     page: Any, chainlit_ui: Service, lgos_api: Service
 ) -> None:
     if "files" not in served(lgos_api):
         pytest.skip("the files graph is not registered")
+    request = f"Draw a chart of apples: 3, pears: 5, plums: 8 ({uuid.uuid4().hex[:8]})"
     open_chat(page, chainlit_ui, "files")
-    send(page, "Draw a chart of apples: 3, pears: 5, plums: 8")
-    image = page.locator('img[alt$=".png"]').last
-    expect(image).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    send(page, request)
+    _expect_png(page, page.locator(CHART).last)
     expect(page.locator('.step[data-step-type="tool"]').last).to_contain_text(
         "Showed", timeout=ANSWER_TIMEOUT_MS
     )
+
+    # A new page load, then the thread from the history: the chart is back
+    # (downloaded again from the Files service), on its message, once.
+    page.reload()
+    expect(page.locator("#chat-input")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    page.goto(chainlit_ui.url)
+    expect(page.locator("#chat-input")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    thread = page.locator('li[id^="thread-"]', has_text=request)
+    expect(thread).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    thread.click()
+    expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
+    shown = page.locator(ANSWERS, has_text="📎").filter(has=page.locator(CHART))
+    expect(shown).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
+    _expect_png(page, shown.locator(CHART))
+    expect(page.get_by_text("Files shown in this conversation")).to_have_count(0)
 
 
 def _background_research(page: Any, chainlit_ui: Service, lgos_api: Service) -> None:
@@ -99,6 +130,14 @@ def test_background_research_polls_and_reports(
 def test_stop_cancels_a_background_run(
     page: Any, chainlit_ui: Service, lgos_api: Service
 ) -> None:
+    """Stop drops the turn and calls ``responses.cancel`` for its Response.
+
+    The offline planning run is short, so on the server it may finish before
+    the cancel arrives; the UI drops the turn either way. The test therefore
+    checks what is deterministic: the UI labels the run cancelled, names
+    the Response, and sent ``POST /responses/{id}/cancel`` (LGOS answers it
+    whether the run was still active or had just finished).
+    """
     if "deep-research" not in served(lgos_api):
         pytest.skip("the deep-research graph is not registered")
     open_chat(page, chainlit_ui, "deep-research")
@@ -109,3 +148,16 @@ def test_stop_cancels_a_background_run(
     page.locator("#stop-button").click()
     cancelled = page.locator(ANSWERS, has_text="Cancelled the background response")
     expect(cancelled).to_be_visible(timeout=UI_TIMEOUT_MS)
+    expect(
+        page.locator('.step[data-step-type="run"]', has_text="Background run cancelled")
+    ).to_have_count(1)
+    found = re.search(r"resp_\w+", cancelled.inner_text())
+    assert found, cancelled.inner_text()
+    response_id = found.group(0)
+    deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
+    while f"{response_id}/cancel" not in lgos_api.output():
+        assert time.monotonic() < deadline, "Stop did not call responses.cancel"
+        time.sleep(0.2)
+    # Cancelled on the server, or (lost race) finished before the cancel.
+    status = httpx.get(f"{lgos_api.url}/responses/{response_id}", timeout=10)
+    assert status.json()["status"] in {"cancelled", "completed"}

@@ -14,15 +14,20 @@ from lgos_chainlit.conversation import Conversation, FunctionRunner, TurnListene
 from lgos_chainlit.files import (
     DISPLAY_FILE_FUNCTION,
     DISPLAY_FILE_OK,
+    NO_LONGER_AVAILABLE,
     Attachment,
     display_file_calls,
+    display_file_failure,
     fetch_display_file,
+    reshow_files,
+    shown_display_calls,
     upload_attachment,
     user_content,
 )
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import ChainlitSettings
+from lgos_chainlit.view import DISPLAY_CALL_KEY, display_messages
 from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
 from lgos_demo_files import FilesSettings, create_app
 from tests.ui.test_chainlit_conversation import Server, streamed
@@ -220,3 +225,100 @@ async def test_the_loop_sends_the_display_result_back() -> None:
         "output": DISPLAY_FILE_OK,
     } in conversation.items
     assert [c.call_id for c in display_file_calls(conversation.items)] == ["call_1"]
+
+
+def _call_item(call_id: str, file_id: str, **extra: str) -> dict[str, str]:
+    arguments = {"file_id": file_id, "filename": f"{call_id}.png"}
+    arguments["mime_type"] = "image/png"
+    item = {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": "display_file",
+        "arguments": json.dumps(arguments),
+        "status": "completed",
+    }
+    item.update(extra)
+    return item
+
+
+def _output_item(call_id: str, output: str) -> dict[str, str]:
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def test_only_displayed_calls_are_shown_again() -> None:
+    items = [
+        {"role": "user", "content": "charts please"},
+        _call_item("ok", "file-1"),
+        _output_item("ok", DISPLAY_FILE_OK),
+        _call_item("failed", "file-2"),
+        _output_item("failed", display_file_failure("The Files API has no such file")),
+        _call_item("unanswered", "file-3"),
+        _call_item("cut", "file-4", status="incomplete"),
+        _output_item("cut", DISPLAY_FILE_OK),
+        {
+            "type": "function_call",
+            "call_id": "time",
+            "name": "get_current_time",
+            "arguments": "{}",
+        },
+        _output_item("time", DISPLAY_FILE_OK),
+        _call_item("second", "file-5"),
+        _output_item("second", '{"displayed": true}'),
+        _output_item("garbled", "not json"),
+    ]
+    assert [call.call_id for call in shown_display_calls(items)] == ["ok", "second"]
+    assert shown_display_calls([]) == []
+
+
+async def test_reshow_downloads_again_and_notes_missing_files(
+    files: openai.AsyncOpenAI,
+) -> None:
+    uploaded = await files.files.create(
+        file=("chart.png", PNG, "image/png"), purpose="user_data"
+    )
+    deleted = await files.files.create(
+        file=("old.png", PNG, "image/png"), purpose="user_data"
+    )
+    await files.files.delete(deleted.id)
+    items = [
+        _call_item("kept", uploaded.id),
+        _output_item("kept", DISPLAY_FILE_OK),
+        _call_item("gone", deleted.id),
+        _output_item("gone", DISPLAY_FILE_OK),
+        _call_item("never", "file-doesnotexist"),
+        _output_item("never", DISPLAY_FILE_OK),
+    ]
+    reshown = await reshow_files(files, items)
+    assert [item.call_id for item in reshown] == ["kept", "gone", "never"]
+    kept, gone, never = reshown
+    assert kept.file is not None
+    assert kept.file.content == PNG
+    assert kept.file.is_image
+    assert kept.filename == "kept.png"
+    for missing in (gone, never):
+        assert missing.file is None
+        assert missing.note == NO_LONGER_AVAILABLE
+    assert gone.filename == "gone.png"
+
+
+async def test_reshow_survives_an_unreachable_files_api() -> None:
+    unreachable = openai.AsyncOpenAI(
+        base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0, timeout=2
+    )
+    items = [_call_item("a", "file-1"), _output_item("a", DISPLAY_FILE_OK)]
+    async with unreachable:
+        (item,) = await reshow_files(unreachable, items)
+    assert item.file is None
+    assert item.note.startswith("could not be loaded again")
+
+
+def test_history_messages_are_matched_by_call_id() -> None:
+    steps = [
+        {"id": "s1", "metadata": {DISPLAY_CALL_KEY: "call_a"}},
+        {"id": "s2", "metadata": json.dumps({DISPLAY_CALL_KEY: "call_b"})},
+        {"id": "s3", "metadata": {}},
+        {"id": "s4", "metadata": "not json"},
+        {"id": "s5"},
+        {"id": "s6", "metadata": {DISPLAY_CALL_KEY: "call_a"}},
+    ]
+    assert display_messages(steps) == {"call_a": "s1", "call_b": "s2"}

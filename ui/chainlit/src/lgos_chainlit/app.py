@@ -43,7 +43,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from lgos_chainlit.conversation import TurnResult, format_api_error
-from lgos_chainlit.files import Attachment, upload_attachment
+from lgos_chainlit.files import Attachment, reshow_files, upload_attachment
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
 from lgos_chainlit.persistence import (
@@ -59,7 +59,7 @@ from lgos_chainlit.session import (
     load_session,
 )
 from lgos_chainlit.settings import get_settings, make_client, make_files_client
-from lgos_chainlit.view import ChainlitTurnView
+from lgos_chainlit.view import ChainlitTurnView, show_reshown_files
 
 logger = logging.getLogger("lgos_chainlit")
 
@@ -264,27 +264,39 @@ async def start_chat() -> None:
 
 @cl.on_chat_resume
 async def resume_chat(thread: ThreadDict) -> None:
-    """Reopen a saved thread: its ledger, settings and any pending question.
+    """Reopen a saved thread: its ledger, settings, shown files, pending question.
 
     Chainlit has put the thread's metadata into the user session already
-    (the saved state included). A pending question is asked again once the
-    browser has drawn the thread's history.
+    (the saved state included). Once the browser has drawn the thread's
+    history, the files that ``display_file`` calls showed are downloaded and
+    shown again (Chainlit keeps no elements), and a pending question is
+    asked again.
     """
     session = await _open_chat(_client(), welcome=False)
-    if session is None or session.conversation.pending is None:
+    if session is None:
         return
     pause = session.conversation.pending
-    if pause.complete:
+    if pause is not None and pause.complete:
         # Answered, but the resume never finished here: ask again.
         pause.answers.clear()
         session.shown_question = None
         await _save(session)
+    files = _files_client()
 
-    async def ask_again() -> None:
+    async def after_history() -> None:
         await asyncio.sleep(RESUME_ASK_DELAY)
-        await _ask_next(session, reminder=True, history=thread)
+        try:
+            reshown = await reshow_files(files, session.conversation.items)
+            if reshown:
+                await show_reshown_files(reshown, thread.get("steps", []))
+        except Exception:
+            logger.exception(
+                "Showing the files of thread %s again failed", thread.get("id")
+            )
+        if session.conversation.pending is not None:
+            await _ask_next(session, reminder=True, history=thread)
 
-    asyncio.create_task(ask_again())  # noqa: RUF006 - short-lived, logs itself
+    asyncio.create_task(after_history())  # noqa: RUF006 - short-lived, logs itself
 
 
 @cl.on_settings_update

@@ -28,10 +28,14 @@ __all__ = [
     "DISPLAY_FILE",
     "DISPLAY_FILE_FUNCTION",
     "DISPLAY_FILE_OK",
+    "NO_LONGER_AVAILABLE",
     "Attachment",
     "DisplayedFile",
+    "ReshownFile",
     "display_file_failure",
     "fetch_display_file",
+    "reshow_files",
+    "shown_display_calls",
     "upload_attachment",
     "user_content",
 ]
@@ -194,3 +198,86 @@ def display_file_calls(items: Sequence[Mapping[str, Any]]) -> list[FunctionCall]
         for item in items
         if item.get("type") == "function_call" and item.get("name") == DISPLAY_FILE
     ]
+
+
+def _was_displayed(output: Any) -> bool:
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return False
+    return isinstance(output, Mapping) and output.get("displayed") is True
+
+
+def shown_display_calls(items: Sequence[Mapping[str, Any]]) -> list[FunctionCall]:
+    """Return the ``display_file`` calls of a ledger that showed their file.
+
+    A call counts once its ``function_call_output`` (same ``call_id``) says
+    ``{"displayed": true}``; failed, unanswered and incomplete calls do not.
+    Each call appears once, in ledger order.
+    """
+    displayed = {
+        str(item.get("call_id"))
+        for item in items
+        if item.get("type") == "function_call_output"
+        and _was_displayed(item.get("output"))
+    }
+    calls: list[FunctionCall] = []
+    seen: set[str] = set()
+    for call in display_file_calls(items):
+        if call.complete and call.call_id in displayed and call.call_id not in seen:
+            seen.add(call.call_id)
+            calls.append(call)
+    return calls
+
+
+@dataclass(frozen=True, slots=True)
+class ReshownFile:
+    """A file a resumed chat shows again.
+
+    Attributes:
+        call_id: The ``display_file`` call that first showed it.
+        filename: The name it was shown under.
+        file: The downloaded file, or ``None`` when it could not be fetched.
+        note: Why not (``file`` is ``None``), e.g. "no longer available".
+
+    """
+
+    call_id: str
+    filename: str
+    file: DisplayedFile | None
+    note: str = ""
+
+
+NO_LONGER_AVAILABLE = "no longer available"
+_MISSING = "The Files API has no such file"
+
+
+async def reshow_files(
+    files: AsyncOpenAI, items: Sequence[Mapping[str, Any]]
+) -> list[ReshownFile]:
+    """Download again every file a ledger's ``display_file`` calls showed.
+
+    Never raises for a missing file or an unreachable Files API: such a file
+    comes back without bytes and with a short note.
+    """
+    reshown = []
+    for call in shown_display_calls(items):
+        try:
+            arguments = call.parsed_arguments()
+        except ValueError:
+            arguments = {}
+        name = arguments.get("filename")
+        filename = name if isinstance(name, str) and name else call.call_id
+        file, output = await fetch_display_file(files, call)
+        if file is not None:
+            reshown.append(ReshownFile(call.call_id, file.filename, file))
+            continue
+        error = str(json.loads(output).get("error", ""))
+        note = (
+            NO_LONGER_AVAILABLE
+            if error == _MISSING or error.endswith("(HTTP 410)")
+            else f"could not be loaded again: {error}"
+        )
+        reshown.append(ReshownFile(call.call_id, filename, None, note))
+    return reshown
