@@ -263,8 +263,9 @@ def browser() -> Iterator[Any]:
     # Module scope: Playwright's sync API runs its own event loop, which must
     # not outlive the module while other tests run theirs.
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
+        pytest.fail(f"{CHROMIUM} is not installed: run scripts/ensure-chromium.sh")
+    import playwright.sync_api as sync_api
+
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS

@@ -167,8 +167,7 @@ def test_parallel_questions_are_answered_in_one_resume(
 def test_web_search_switch_and_search_steps(
     page: Any, chainlit_ui: Service, lgos_api: Service
 ) -> None:
-    if "server-tools" not in served(lgos_api):
-        pytest.skip("the server-tools graph is not registered")
+    assert "server-tools" in served(lgos_api), "the demo must serve server-tools"
     open_chat(page, chainlit_ui, "server-tools")
     send(page, "Search: LangGraph streaming, LangGraph interrupts")
 
@@ -199,8 +198,7 @@ def test_web_search_switch_and_search_steps(
 def test_deep_research_review_edit_and_cited_report(
     page: Any, chainlit_ui: Service, lgos_api: Service
 ) -> None:
-    if "deep-research" not in served(lgos_api):
-        pytest.skip("the deep-research graph is not registered")
+    assert "deep-research" in served(lgos_api), "the demo must serve deep-research"
     open_chat(page, chainlit_ui, "deep-research")
     send(page, "Compare LangGraph interrupts and OpenAI Agents SDK approvals")
 

@@ -101,7 +101,7 @@ async def layer(
         url = resolve_database_url(settings(tmp_path / "data"))
     else:
         if not _postgres_available():
-            pytest.skip("PostgreSQL is not running")
+            pytest.fail("PostgreSQL is not running: run scripts/ensure-postgres.sh")
         uri = request.getfixturevalue("postgres_uri")
         url = resolve_database_url(settings(tmp_path, database_url=uri))
     data_layer = LgosDataLayer(url)
