@@ -1,7 +1,9 @@
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from openai import AsyncOpenAI
 
 from tests.pg import postgres_uri  # noqa: F401 - shared fixture
 
@@ -16,3 +18,41 @@ os.environ.setdefault(
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+async def demo_client() -> AsyncIterator[AsyncOpenAI]:
+    """The OpenAI SDK talking to the offline demo registry, served in-process.
+
+    In-memory checkpointer, store and run coordinator; the offline model
+    streams without delay.
+    """
+    import httpx
+    from fastapi import FastAPI
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    from langgraph_openai_serve import LanggraphOpenaiServe
+    from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+    from langgraph_openai_serve.server import ServerResources
+    from lgos_demo_api.registry import create_registry
+    from lgos_demo_api.settings import DemoApiSettings
+
+    settings = DemoApiSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        openai_api_key=None,
+        offline_chunk_delay=0.0,
+    )
+    resources = ServerResources(
+        checkpointer=InMemorySaver(),
+        store=InMemoryStore(),
+        run_coordinator=InMemoryRunCoordinator(),
+    )
+    app = FastAPI()
+    LanggraphOpenaiServe(
+        create_registry(resources, settings=settings), app
+    ).bind_openai_api()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
+        yield AsyncOpenAI(
+            base_url="http://lgos/v1", api_key="test", http_client=http, max_retries=0
+        )

@@ -9,20 +9,12 @@ outcome. Pauses arrive as ``lgos_interrupt`` calls and are answered with
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import openai
 import pytest
-from fastapi import FastAPI
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
 from openai import AsyncOpenAI
 
-from langgraph_openai_serve import LanggraphOpenaiServe
-from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-from langgraph_openai_serve.server import ServerResources
 from lgos_demo_api.graphs.approval import (
     ApprovalSettings,
     approval_responder,
@@ -30,8 +22,6 @@ from lgos_demo_api.graphs.approval import (
     classify,
 )
 from lgos_demo_api.offline import OfflineChatModel
-from lgos_demo_api.registry import create_registry
-from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 
 pytestmark = pytest.mark.anyio
@@ -41,20 +31,9 @@ PARALLEL = {"lgos_settings": '{"parallel_review":true}'}
 
 
 @pytest.fixture
-async def client(offline_settings: DemoApiSettings) -> AsyncIterator[AsyncOpenAI]:
-    resources = ServerResources(
-        checkpointer=InMemorySaver(),
-        store=InMemoryStore(),
-        run_coordinator=InMemoryRunCoordinator(),
-    )
-    app = FastAPI()
-    LanggraphOpenaiServe(
-        create_registry(resources, settings=offline_settings), app
-    ).bind_openai_api()
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
-        yield AsyncOpenAI(
-            base_url="http://lgos/v1", api_key="test", http_client=http, max_retries=0
-        )
+def client(demo_client: AsyncOpenAI) -> AsyncOpenAI:
+    """The OpenAI SDK on the in-process offline demo (root conftest)."""
+    return demo_client
 
 
 def interrupts(response: Any) -> list[Any]:

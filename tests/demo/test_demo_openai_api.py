@@ -9,24 +9,14 @@ answers with the same text, tool calls and citations on both routes.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
-from fastapi import FastAPI
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
 from openai import AsyncOpenAI
 
-from langgraph_openai_serve import LanggraphOpenaiServe
 from langgraph_openai_serve.graph.citations import citation_slice
-from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-from langgraph_openai_serve.server import ServerResources
 from lgos_chainlit.functions import LOCAL_FUNCTIONS
 from lgos_demo_api.graphs.citations import NO_SOURCES_REFUSAL
-from lgos_demo_api.registry import create_registry
-from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 
 pytestmark = pytest.mark.anyio
@@ -50,20 +40,9 @@ CHAT_TOOLS = [
 
 
 @pytest.fixture
-async def client(offline_settings: DemoApiSettings) -> AsyncIterator[AsyncOpenAI]:
-    resources = ServerResources(
-        checkpointer=InMemorySaver(),
-        store=InMemoryStore(),
-        run_coordinator=InMemoryRunCoordinator(),
-    )
-    app = FastAPI()
-    LanggraphOpenaiServe(
-        create_registry(resources, settings=offline_settings), app
-    ).bind_openai_api()
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
-        yield AsyncOpenAI(
-            base_url="http://lgos/v1", api_key="test", http_client=http, max_retries=0
-        )
+def client(demo_client: AsyncOpenAI) -> AsyncOpenAI:
+    """The OpenAI SDK on the in-process offline demo (root conftest)."""
+    return demo_client
 
 
 def wire(obj: Any) -> dict[str, Any]:

@@ -8,48 +8,23 @@ turns, so the ledger it replays is checked by LGOS itself.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
-import httpx
 import pytest
-from fastapi import FastAPI
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
 from openai import AsyncOpenAI
 
-from langgraph_openai_serve import LanggraphOpenaiServe
-from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-from langgraph_openai_serve.server import ServerResources
 from lgos_chainlit.conversation import Conversation, FunctionRunner, TurnListener
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.rendering import render_response
 from lgos_chainlit.session import load_session
-from lgos_demo_api.registry import create_registry
-from lgos_demo_api.settings import DemoApiSettings
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def client() -> AsyncIterator[AsyncOpenAI]:
-    settings = DemoApiSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=None,
-        offline_chunk_delay=0.0,
-    )
-    resources = ServerResources(
-        checkpointer=InMemorySaver(),
-        store=InMemoryStore(),
-        run_coordinator=InMemoryRunCoordinator(),
-    )
-    app = FastAPI()
-    LanggraphOpenaiServe(
-        create_registry(resources, settings=settings), app
-    ).bind_openai_api()
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
-        yield AsyncOpenAI(
-            base_url="http://lgos/v1", api_key="test", http_client=http, max_retries=0
-        )
+def client(demo_client: AsyncOpenAI) -> AsyncOpenAI:
+    """The OpenAI SDK on the in-process offline demo (root conftest)."""
+    return demo_client
 
 
 class Steps(TurnListener):
