@@ -23,7 +23,7 @@ from typing import Any, NotRequired
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.messages.content import create_citation, create_text_block
+from langchain_core.messages.content import create_text_block
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -31,10 +31,10 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from langgraph_openai_serve import ClientSettings, GraphConfig, status_event
-from langgraph_openai_serve.graph.citations import citation_slice
 from lgos_demo_api.models import answered_by, chat_model
 from lgos_demo_api.offline import default_responder
 from lgos_demo_api.passages import PASSAGES, Passage, retrieve
+from lgos_demo_api.search import citing
 from lgos_demo_api.settings import DemoApiSettings
 
 __all__ = [
@@ -64,8 +64,8 @@ NO_SOURCES_REFUSAL = (
     "function calling, url_citation annotations)."
 )
 
-MARKER = re.compile(r"\[(\d{1,2})\]")
-"""An inline citation marker: `[1]` ... `[99]`."""
+MARKER = citing.MARKER
+"""An inline citation marker: `[1]` ... `[99]` (shared with web search)."""
 
 _PASSAGE_ENTRY = re.compile(r"^\[(\d+)\] (.+) \((\S+)\)\n(.+)$", re.MULTILINE)
 
@@ -121,26 +121,7 @@ def cite_markers(text: str, passages: Sequence[Passage]) -> list[dict[str, Any]]
         `citation_slice`.
 
     """
-    citations: list[dict[str, Any]] = []
-    for match in MARKER.finditer(text):
-        number = int(match.group(1))
-        if not 1 <= number <= len(passages):
-            continue
-        passage = passages[number - 1]
-        start, end = match.start(), match.end() - 1
-        citation_slice(start, end, text)  # raises GraphError if out of range
-        citations.append(
-            dict(
-                create_citation(
-                    url=passage.url,
-                    title=passage.title,
-                    start_index=start,
-                    end_index=end,
-                    cited_text=match.group(0),
-                )
-            )
-        )
-    return citations
+    return citing.cite_markers(text, passages)
 
 
 def _cited_answer(reply: BaseMessage, passages: Sequence[Passage]) -> AIMessage:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.messages.content import create_citation, create_text_block
@@ -95,8 +95,18 @@ def parse_sources(text: str) -> dict[int, tuple[str, str]]:
     }
 
 
+class Citable(Protocol):
+    """Anything with a URL and a title: a search result or a bundled passage."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
 def cite_markers(
-    text: str, sources: Sequence[SearchResult], *, start: int = 1
+    text: str, sources: Sequence[Citable], *, start: int = 1
 ) -> list[dict[str, Any]]:
     """Build one LangChain citation per `[n]` marker that names a source.
 
