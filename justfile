@@ -15,33 +15,26 @@ default:
 sync:
     uv sync --all-packages --frozen --quiet
 
-# Run the demo stack (demo API + Chainlit UI) as local processes; Ctrl-C stops it
-demo: sync
-    #!/usr/bin/env bash
-    set -euo pipefail
-    export DEMO_API_HOST="${DEMO_API_HOST:-127.0.0.1}"
-    export DEMO_API_PORT="${DEMO_API_PORT:-8000}"
-    export DEMO_CHAINLIT_HOST="${DEMO_CHAINLIT_HOST:-127.0.0.1}"
-    export DEMO_CHAINLIT_PORT="${DEMO_CHAINLIT_PORT:-8001}"
-    export DEMO_CHAINLIT_OPENAI_BASE_URL="${DEMO_CHAINLIT_OPENAI_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1}"
-    export DEMO_FILES_HOST="${DEMO_FILES_HOST:-127.0.0.1}"
-    export DEMO_FILES_PORT="${DEMO_FILES_PORT:-8003}"
-    mode="offline demo model (no API key needed)"
-    if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then mode="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"; fi
-    echo "LGOS demo as local processes (no Docker engine is used); graphs answer with the ${mode}."
-    echo "  Chat UI (Chainlit):   http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
-    echo "  OpenAI-compatible API: ${DEMO_CHAINLIT_OPENAI_BASE_URL}"
-    echo "  Files service:         http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1"
-    echo "Press Ctrl-C to stop everything."
-    status=0
-    uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start || status=$?
-    # Ctrl-C (130) and the children's SIGTERM (143) are the normal way to stop.
-    if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then exit 0; fi
-    exit "$status"
+# Run the demo stack: Docker Compose when an engine answers, else local processes (`just demo --help`)
+[positional-arguments]
+demo *ARGS:
+    @bash scripts/demo.sh "$@"
 
 # Overhead benchmark: prints a table, writes .data/bench.json (SECONDS per figure)
 bench SECONDS="5": sync
     uv run --frozen --no-sync python -m bench.run --seconds {{ SECONDS }}
+
+# Docs site: `just docs` builds it into site/ (strict), `just docs serve` previews it on :8004
+docs COMMAND="build": sync
+    #!/usr/bin/env bash
+    set -euo pipefail
+    export NO_MKDOCS_2_WARNING=1
+    case "{{ COMMAND }}" in
+        build) uv run --frozen --no-sync mkdocs build --strict
+               echo "Built site/; preview it with: just docs serve" ;;
+        serve) uv run --frozen --no-sync mkdocs serve --dev-addr "127.0.0.1:${DOCS_PORT:-8004}" ;;
+        *) echo "usage: just docs [build|serve]" >&2; exit 2 ;;
+    esac
 
 # Lint and type-check the workspace
 lint: sync

@@ -1,0 +1,56 @@
+# syntax=docker/dockerfile:1
+# One image for every Python service of the demo stack (compose.yaml): the
+# demo API (lgos serve), the Hatchet worker (lgos worker), the Files service,
+# the corpus server and the Chainlit UI. Installed from uv.lock, nothing else.
+#
+#   docker build -t lgos-demo:local .
+
+ARG PYTHON_VERSION=3.11
+
+FROM ghcr.io/astral-sh/uv:0.13.9 AS uv
+
+# --- build: the virtual environment in /app/.venv ---------------------------
+FROM python:${PYTHON_VERSION}-slim-bookworm AS build
+COPY --from=uv /uv /uvx /bin/
+ENV UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy \
+    UV_PYTHON_DOWNLOADS=0 \
+    UV_PROJECT_ENVIRONMENT=/app/.venv
+WORKDIR /app
+
+# The services need LGOS's server, postgres, hatchet and tracing extras: the
+# demo API's dependencies bring server and postgres, the flags the rest.
+# 1. Third-party packages only: this layer is rebuilt when uv.lock or a
+#    pyproject.toml changes, not when the source does.
+RUN --mount=type=cache,target=/root/.cache/uv \
+    --mount=type=bind,source=uv.lock,target=uv.lock \
+    --mount=type=bind,source=pyproject.toml,target=pyproject.toml \
+    --mount=type=bind,source=lgos/pyproject.toml,target=lgos/pyproject.toml \
+    --mount=type=bind,source=demo/api/pyproject.toml,target=demo/api/pyproject.toml \
+    --mount=type=bind,source=demo/files/pyproject.toml,target=demo/files/pyproject.toml \
+    --mount=type=bind,source=ui/chainlit/pyproject.toml,target=ui/chainlit/pyproject.toml \
+    uv sync --frozen --no-dev --all-packages --extra hatchet --extra tracing \
+        --no-install-workspace
+
+# 2. The workspace packages themselves (lgos, demo/api, demo/files,
+#    ui/chainlit), installed editable so Chainlit finds ui/chainlit/.chainlit.
+COPY . /app
+RUN --mount=type=cache,target=/root/.cache/uv \
+    uv sync --frozen --no-dev --all-packages --extra hatchet --extra tracing
+
+# --- runtime: no uv, no build tools, a non-root user ------------------------
+FROM python:${PYTHON_VERSION}-slim-bookworm AS runtime
+RUN groupadd --system --gid 10001 lgos \
+    && useradd --system --uid 10001 --gid lgos --create-home --home-dir /home/lgos lgos
+COPY --from=build /app /app
+# Writable places: the data volumes' mount points (a new named volume takes
+# their ownership) and the uploads folder Chainlit keeps in its app root.
+RUN mkdir -p /data/files /data/chainlit /app/ui/chainlit/.files \
+    && chown -R lgos:lgos /data /app/ui/chainlit/.files
+ENV PATH=/app/.venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /app
+USER lgos
+EXPOSE 8000 8001 8002 8003
+CMD ["lgos", "--help"]

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# `just demo`: run the demo stack with Docker Compose when a Docker engine
+# answers, else as local processes; say which and why. `just demo --help`
+# prints the usage; docs/demo/stack.md describes both modes.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+Usage: just demo [--compose | --local] [--observability] [--dry-run]
+       just demo --help
+
+Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
+(and, with Compose, PostgreSQL, Hatchet and the Hatchet worker).
+
+With no mode flag, Compose is used when a Docker engine answers `docker info`
+within DEMO_DOCKER_TIMEOUT seconds (default 5) and `docker compose` exists;
+otherwise the services run as local processes (honcho, demo/Procfile).
+
+  --compose         always use Docker Compose (compose.yaml); fail without an engine
+  --local           always use local processes, even when Docker is available
+  --observability   Compose only: also start the OpenTelemetry collector and
+                    Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
+  --dry-run         print the chosen mode, the reason and the command; run nothing
+  -h, --help        print this help
+
+Stop with Ctrl-C. Variables come from .env (copy .env.example).
+EOF
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+mode=""
+observability=0
+dry_run=0
+set_mode() {
+    if [ -n "$mode" ] && [ "$mode" != "$1" ]; then
+        echo "just demo: choose one of --compose and --local" >&2
+        exit 2
+    fi
+    mode="$1"
+}
+for arg in "$@"; do
+    case "$arg" in
+        --compose) set_mode compose ;;
+        --local) set_mode local ;;
+        --observability) observability=1 ;;
+        --dry-run) dry_run=1 ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+if [ "$mode" = "local" ] && [ "$observability" -eq 1 ]; then
+    echo "just demo: --observability needs Compose (drop --local)" >&2
+    exit 2
+fi
+
+# Whether a Docker engine and the Compose plugin answer; sets $docker_reason.
+docker_usable() {
+    local seconds="${DEMO_DOCKER_TIMEOUT:-5}" status=0 detail
+    if ! command -v docker >/dev/null 2>&1; then
+        docker_reason="no docker command on PATH"
+        return 1
+    fi
+    if command -v timeout >/dev/null 2>&1; then
+        detail="$(timeout "$seconds" docker info 2>&1 >/dev/null)" || status=$?
+    else
+        detail="$(docker info 2>&1 >/dev/null)" || status=$?
+    fi
+    if [ "$status" -eq 124 ]; then
+        docker_reason="no Docker engine answered 'docker info' within ${seconds}s"
+        return 1
+    elif [ "$status" -ne 0 ]; then
+        detail="$(printf '%s\n' "$detail" | grep -v '^[[:space:]]*$' | tail -n 1 || true)"
+        docker_reason="no Docker engine answers 'docker info'${detail:+ ($detail)}"
+        return 1
+    fi
+    if ! docker compose version >/dev/null 2>&1; then
+        docker_reason="a Docker engine answers but the 'docker compose' plugin is missing"
+        return 1
+    fi
+    docker_reason="a Docker engine answers 'docker info'"
+    return 0
+}
+
+case "$mode" in
+    compose)
+        if ! docker_usable; then
+            echo "just demo --compose: $docker_reason." >&2
+            echo "Start Docker, or run the local processes with: just demo --local" >&2
+            exit 1
+        fi
+        reason="--compose was given"
+        ;;
+    local) reason="--local was given" ;;
+    *)
+        if docker_usable; then
+            mode="compose"
+            reason="$docker_reason"
+        else
+            mode="local"
+            reason="$docker_reason"
+        fi
+        ;;
+esac
+
+run_compose() {
+    local command=(docker compose up --build --remove-orphans)
+    local ui="http://127.0.0.1:${DEMO_CHAINLIT_PORT:-8001}"
+    local api="http://127.0.0.1:${DEMO_API_PORT:-8000}/v1"
+    echo "LGOS demo with Docker Compose."
+    echo "  Why Compose: $reason. Force a mode with --compose or --local (just demo --help)."
+    if [ -z "${POSTGRES_PASSWORD:-}" ]; then
+        # compose.yaml requires it; a throwaway value for the local demo.
+        export POSTGRES_PASSWORD="lgos-demo"
+        echo "  POSTGRES_PASSWORD is not set: using the demo password (set it in .env)."
+    fi
+    if [ "$observability" -eq 1 ]; then
+        export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
+        export OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"
+    fi
+    echo "  Chat UI (Chainlit):    $ui"
+    echo "  OpenAI-compatible API: $api"
+    echo "  Corpus pages:          http://127.0.0.1:${DEMO_CORPUS_PORT:-8002}"
+    if [ "$observability" -eq 1 ]; then
+        echo "  Traces (Jaeger):       http://127.0.0.1:${DEMO_JAEGER_PORT:-16686}"
+    fi
+    echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
+    echo "Press Ctrl-C to stop; data stays in the volumes ('docker compose down -v' drops it)."
+    if [ "$dry_run" -eq 1 ]; then return 0; fi
+    local status=0
+    "${command[@]}" || status=$?
+    if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then return 0; fi
+    return "$status"
+}
+
+run_local() {
+    if [ "$observability" -eq 1 ]; then
+        echo "just demo: --observability needs Compose; starting without it." >&2
+    fi
+    export DEMO_API_HOST="${DEMO_API_HOST:-127.0.0.1}"
+    export DEMO_API_PORT="${DEMO_API_PORT:-8000}"
+    export DEMO_CHAINLIT_HOST="${DEMO_CHAINLIT_HOST:-127.0.0.1}"
+    export DEMO_CHAINLIT_PORT="${DEMO_CHAINLIT_PORT:-8001}"
+    export DEMO_CHAINLIT_OPENAI_BASE_URL="${DEMO_CHAINLIT_OPENAI_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1}"
+    export DEMO_FILES_HOST="${DEMO_FILES_HOST:-127.0.0.1}"
+    export DEMO_FILES_PORT="${DEMO_FILES_PORT:-8003}"
+    local model="offline demo model (no API key needed)"
+    if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then
+        model="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"
+    fi
+    local command=(uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start)
+    echo "LGOS demo as local processes; graphs answer with the ${model}."
+    echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
+    echo "  Chat UI (Chainlit):    http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
+    echo "  OpenAI-compatible API: ${DEMO_CHAINLIT_OPENAI_BASE_URL}"
+    echo "  Files service:         http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1"
+    echo "  Command: ${command[*]}"
+    echo "Press Ctrl-C to stop everything."
+    if [ "$dry_run" -eq 1 ]; then return 0; fi
+    uv sync --all-packages --frozen --quiet
+    local status=0
+    "${command[@]}" || status=$?
+    # Ctrl-C (130) and the children's SIGTERM (143) are the normal way to stop.
+    if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then return 0; fi
+    return "$status"
+}
+
+if [ "$mode" = "compose" ]; then run_compose; else run_local; fi

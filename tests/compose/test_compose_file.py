@@ -1,0 +1,340 @@
+"""compose.yaml is valid Compose and consistent with the repository.
+
+No Docker engine runs here, so the file is checked against the Compose
+specification's JSON Schema and against what it names: variables, files,
+images, ports, dependencies, volumes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from jsonschema import Draft7Validator
+
+from tests.compose.stack import (
+    COMPOSE_SPEC,
+    ROOT,
+    MissingVariableError,
+    argv,
+    documented_variables,
+    load,
+    load_raw,
+    passed_through,
+    references,
+    service_environment,
+)
+
+PYTHON_SERVICES = {"api", "worker", "files", "corpus", "chainlit"}
+ONE_SHOT = {"hatchet-token"}
+OBSERVABILITY = {"otel-collector", "jaeger"}
+# Published container ports: the UI, the API, the corpus pages citations open
+# in the browser, and Jaeger's UI (observability profile). Nothing else.
+PUBLISHED = {"chainlit": {8001}, "api": {8000}, "corpus": {8002}, "jaeger": {16686}}
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    return json.loads(COMPOSE_SPEC.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return load()
+
+
+def test_the_spec_is_draft_07(schema: dict) -> None:
+    assert "draft-07" in schema["$schema"]
+
+
+@pytest.mark.parametrize("interpolated", [False, True], ids=["raw", "interpolated"])
+def test_compose_file_validates_against_the_compose_spec(
+    schema: dict, interpolated: bool
+) -> None:
+    document = load() if interpolated else load_raw()
+    errors = sorted(
+        Draft7Validator(schema).iter_errors(document), key=lambda e: list(e.path)
+    )
+    assert not errors, "\n".join(
+        f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("depends_on", {"postgres": {"condition": "healthy"}}),
+        ("helthcheck", {"test": ["CMD", "true"]}),
+        ("restart", ["always"]),
+    ],
+)
+def test_the_validator_rejects_a_broken_service(
+    schema: dict, key: str, value: object
+) -> None:
+    broken = load()
+    broken["services"]["api"][key] = value
+    assert list(Draft7Validator(schema).iter_errors(broken))
+
+
+def test_the_expected_services_exist(compose: dict) -> None:
+    assert set(compose["services"]) == (
+        {"postgres", "hatchet-lite"} | ONE_SHOT | PYTHON_SERVICES | OBSERVABILITY
+    )
+
+
+def test_every_variable_is_documented_in_env_example() -> None:
+    documented = documented_variables()
+    used = {ref.name for ref in references()} | passed_through()
+    assert used, "compose.yaml uses no variables?"
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" in used
+    assert sorted(used - set(documented)) == []
+
+
+def test_documented_values_match_compose_defaults() -> None:
+    # .env.example shows the defaults compose.yaml falls back to.
+    documented = documented_variables()
+    mismatches = {
+        ref.name: (ref.arg, documented[ref.name])
+        for ref in references()
+        if ref.op == ":-"
+        and documented.get(ref.name) is not None
+        and documented[ref.name] != ref.arg
+    }
+    assert mismatches == {}
+
+
+def test_required_variables_fail_fast() -> None:
+    required = {ref.name for ref in references() if ref.op in (":?", "?")}
+    assert required == {"POSTGRES_PASSWORD"}
+    with pytest.raises(MissingVariableError, match="POSTGRES_PASSWORD"):
+        load({})
+    with pytest.raises(MissingVariableError, match="POSTGRES_PASSWORD"):
+        load({"POSTGRES_PASSWORD": ""})
+    # Every other variable has a default.
+    assert all(ref.op in (":-", "-", ":?", "?") for ref in references()), (
+        "a variable without default or error message"
+    )
+
+
+def test_variables_reach_the_containers(compose: dict) -> None:
+    env = {"POSTGRES_PASSWORD": "s3cret", "DEMO_API_PORT": "9000", "POSTGRES_DB": "x"}
+    services = load(env)["services"]
+    api = service_environment(services["api"])
+    assert api["LGOS_POSTGRES_URI"] == "postgresql://lgos:s3cret@postgres:5432/x"
+    assert services["api"]["ports"] == ["127.0.0.1:9000:8000"]
+    assert service_environment(services["postgres"])["POSTGRES_PASSWORD"] == "s3cret"
+    # $$ reaches the container as a literal $ for its own shell.
+    assert "${POSTGRES_USER}" in services["postgres"]["healthcheck"]["test"][1]
+
+
+def test_images_are_pinned_and_python_services_share_one_build(compose: dict) -> None:
+    for name, service in compose["services"].items():
+        image = service["image"]
+        if name in PYTHON_SERVICES:
+            assert image == "lgos-demo:local"
+            assert service["build"] == {"context": ".", "dockerfile": "Dockerfile"}
+            continue
+        assert "build" not in service
+        repository, _, tag = image.rpartition(":")
+        assert repository and "/" not in tag, f"{name}: {image} has no tag"
+        assert tag != "latest" and re.match(r"v?\d+\.\d+", tag), f"{name}: {image}"
+    assert compose["services"]["hatchet-lite"]["image"] == (
+        "ghcr.io/hatchet-dev/hatchet/hatchet-lite:v0.104.7"
+    )
+    assert (
+        compose["services"]["hatchet-token"]["image"]
+        == (compose["services"]["hatchet-lite"]["image"])
+    )
+
+
+def test_build_context_and_bind_mounts_exist(compose: dict) -> None:
+    for name, service in compose["services"].items():
+        build = service.get("build")
+        if build:
+            context = ROOT / build["context"]
+            assert context.is_dir(), name
+            assert (context / build["dockerfile"]).is_file(), name
+        for volume in service.get("volumes", []):
+            source = volume.split(":", 1)[0]
+            if source.startswith((".", "/")):
+                assert (ROOT / source).exists(), f"{name}: {source} is missing"
+
+
+def test_named_volumes_are_declared_and_used(compose: dict) -> None:
+    declared = set(compose["volumes"])
+    used = {
+        volume.split(":", 1)[0]
+        for service in compose["services"].values()
+        for volume in service.get("volumes", [])
+        if not volume.startswith((".", "/"))
+    }
+    assert used == declared
+    assert {"postgres_data", "files_data", "chainlit_data"} <= declared
+
+
+def test_only_the_intended_ports_are_published(compose: dict) -> None:
+    published = {}
+    for name, service in compose["services"].items():
+        assert "expose" not in service or name in PUBLISHED
+        if "ports" not in service:
+            continue
+        targets = set()
+        for port in service["ports"]:
+            address, host_port, container_port = port.split(":")
+            assert address == "127.0.0.1", f"{name} binds {address} by default"
+            assert host_port.isdigit()
+            targets.add(int(container_port))
+        published[name] = targets
+    assert published == PUBLISHED
+
+
+def test_published_ports_are_the_ports_the_services_listen_on(compose: dict) -> None:
+    for name in ("api", "chainlit", "corpus"):
+        service = compose["services"][name]
+        command = argv(service["command"])
+        port = int(command[command.index("--port") + 1])
+        assert {int(p.rsplit(":", 1)[1]) for p in service["ports"]} == {port}
+        assert command[command.index("--host") + 1] == "0.0.0.0"
+
+
+def test_every_long_running_service_has_a_healthcheck(compose: dict) -> None:
+    # The collector image holds only its binary: nothing to run a check with.
+    exempt = ONE_SHOT | {"otel-collector"}
+    for name, service in compose["services"].items():
+        if name in exempt:
+            assert "healthcheck" not in service
+            continue
+        check = service["healthcheck"]
+        assert check["test"][0] in ("CMD", "CMD-SHELL"), name
+        assert {"interval", "timeout", "retries"} <= set(check), name
+
+
+def test_dependencies_use_conditions_that_can_be_met(compose: dict) -> None:
+    services = compose["services"]
+    for name, service in services.items():
+        depends = service.get("depends_on", {})
+        assert isinstance(depends, dict), f"{name}: depends_on needs conditions"
+        for target, spec in depends.items():
+            assert target in services, f"{name} -> {target}"
+            condition = spec["condition"]
+            if condition == "service_healthy":
+                assert "healthcheck" in services[target], f"{name} -> {target}"
+            elif condition == "service_completed_successfully":
+                assert target in ONE_SHOT
+                assert services[target]["restart"] == "no"
+            else:
+                assert condition == "service_started", (name, target)
+            # A default service must not wait for an optional profile.
+            if not service.get("profiles"):
+                assert not services[target].get("profiles"), (name, target)
+
+
+def test_start_order(compose: dict) -> None:
+    services = compose["services"]
+
+    def needs(name: str) -> set[str]:
+        return set(services[name].get("depends_on", {}))
+
+    assert needs("hatchet-lite") == {"postgres"}
+    assert needs("hatchet-token") == {"hatchet-lite"}
+    assert {"postgres", "hatchet-token"} <= needs("api")
+    assert {"postgres", "hatchet-token"} <= needs("worker")
+    assert needs("files") == {"postgres"}
+    assert {"api", "files"} <= needs("chainlit")
+
+
+def test_databases_named_in_urls_are_created() -> None:
+    compose = load({"POSTGRES_PASSWORD": "pw"})
+    created = set(
+        re.findall(
+            r"CREATE DATABASE (\w+);",
+            (ROOT / "demo/compose/postgres-init.sql").read_text(encoding="utf-8"),
+        )
+    )
+    main_db = service_environment(compose["services"]["postgres"])["POSTGRES_DB"]
+    urls = [
+        value
+        for service in compose["services"].values()
+        for value in service_environment(service).values()
+        if value.startswith("postgresql://")
+    ]
+    assert len(urls) >= 4
+    named = {re.sub(r"\?.*$", "", url).rsplit("/", 1)[1] for url in urls}
+    assert named <= created | {main_db}
+    assert named == {"lgos", "hatchet", "files", "chainlit"}
+    mounted = compose["services"]["postgres"]["volumes"]
+    assert any(
+        v.startswith("./demo/compose/postgres-init.sql:/docker-entrypoint-initdb.d/")
+        for v in mounted
+    )
+
+
+def test_the_observability_profile(compose: dict) -> None:
+    services = compose["services"]
+    for name, service in services.items():
+        expected = ["observability"] if name in OBSERVABILITY else None
+        assert service.get("profiles") == expected, name
+    for name in ("api", "worker"):
+        env = service_environment(services[name])
+        assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in env  # off unless asked for
+        assert env["OTEL_SERVICE_NAME"] == f"lgos-demo-{name}"
+    with_profile = load(
+        {
+            "POSTGRES_PASSWORD": "pw",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector:4318",
+        }
+    )
+    env = service_environment(with_profile["services"]["worker"])
+    assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector:4318"
+
+
+def test_the_collector_config_matches_the_stack(compose: dict) -> None:
+    collector = compose["services"]["otel-collector"]
+    source, target = collector["volumes"][0].split(":")[:2]
+    assert any(arg.endswith(target) for arg in argv(collector["command"]))
+    config = yaml.safe_load((ROOT / source).read_text(encoding="utf-8"))
+    defined = {
+        kind: set(config[kind]) for kind in ("receivers", "processors", "exporters")
+    }
+    for pipeline in config["service"]["pipelines"].values():
+        for kind in ("receivers", "processors", "exporters"):
+            assert set(pipeline[kind]) <= defined[kind]
+    http = config["receivers"]["otlp"]["protocols"]["http"]["endpoint"]
+    assert http.endswith(":4318")
+    exporter = config["exporters"]["otlp_grpc/jaeger"]["endpoint"]
+    host = exporter.split(":")[0]
+    assert host in compose["services"]  # the jaeger service
+    # The endpoint `just demo --observability` gives the API and worker.
+    script = (ROOT / "scripts/demo.sh").read_text(encoding="utf-8")
+    assert 'OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"' in script
+
+
+def test_the_hatchet_token_reaches_the_api_and_worker(compose: dict) -> None:
+    services = compose["services"]
+    token = services["hatchet-token"]
+    written = re.search(r"mv (\S+)\.new \1", token["command"][0])
+    assert written, "the token is written atomically"
+    token_path = written.group(1)
+    token_dir = str(Path(token_path).parent)
+    assert f"hatchet_token:{token_dir}" in token["volumes"]
+    script_default = re.search(
+        r"HATCHET_TOKEN_FILE:-([^}]+)\}",
+        (ROOT / "demo/compose/with-hatchet-token.sh").read_text(encoding="utf-8"),
+    )
+    assert script_default and script_default.group(1) == token_path
+    for name in ("api", "worker"):
+        service = services[name]
+        entrypoint = argv(service["entrypoint"])
+        assert entrypoint[0] == "sh"
+        assert entrypoint[1].startswith("/app/")
+        assert (ROOT / entrypoint[1].removeprefix("/app/")).is_file()
+        assert f"hatchet_token:{token_dir}:ro" in service["volumes"]
+        env = service_environment(service)
+        assert env["LGOS_BACKGROUND_ENGINE"] == "hatchet"
+        assert env["HATCHET_CLIENT_HOST_PORT"].split(":")[0] == "hatchet-lite"
+        port = int(env["HATCHET_CLIENT_HOST_PORT"].split(":")[1])
+        lite = service_environment(services["hatchet-lite"])
+        assert int(lite["SERVER_GRPC_PORT"]) == port

@@ -1,0 +1,259 @@
+"""`just demo` (scripts/demo.sh) picks Compose or local processes, and says why.
+
+A fake `docker` on PATH plays an engine that answers, fails, hangs or lacks
+the Compose plugin; a fake `uv` stands in for the local processes. Both log
+how they were called, so the tests see exactly what `just demo` would run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.compose.stack import DEMO_SCRIPT, ROOT
+
+TOOLS = ("bash", "sh", "dirname", "timeout", "grep", "tail", "cat", "sleep")
+
+FAKE_DOCKER = """#!/bin/sh
+echo "docker $* | COMPOSE_PROFILES=${COMPOSE_PROFILES:-} POSTGRES_PASSWORD=${POSTGRES_PASSWORD:-} OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-}" >> "$FAKE_LOG"
+case "$1 $FAKE_INFO $FAKE_COMPOSE" in
+    "info ok "*) echo "Server Version: 27.0"; exit 0 ;;
+    "info hang "*) exec sleep 30 ;;
+    "info "*) echo "Cannot connect to the Docker daemon. Is the docker daemon running?" >&2; exit 1 ;;
+    "compose "*" missing") echo "docker: unknown command: docker compose" >&2; exit 1 ;;
+esac
+if [ "$1 $2" = "compose up" ]; then exit "${FAKE_UP_STATUS:-0}"; fi
+exit 0
+"""
+
+FAKE_UV = """#!/bin/sh
+echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-}" >> "$FAKE_LOG"
+if [ "$1" = run ]; then exit "${FAKE_UP_STATUS:-0}"; fi
+exit 0
+"""
+
+
+class Demo:
+    """Runs scripts/demo.sh with a controlled PATH and environment."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.bin = tmp_path / "bin"
+        self.bin.mkdir()
+        for tool in TOOLS:
+            found = shutil.which(tool)
+            assert found, tool
+            (self.bin / tool).symlink_to(found)
+        self.log = tmp_path / "calls.log"
+        self.write_tool("uv", FAKE_UV)
+
+    def write_tool(self, name: str, text: str) -> None:
+        path = self.bin / name
+        path.write_text(text, encoding="utf-8")
+        path.chmod(0o755)
+
+    def install_docker(self) -> None:
+        self.write_tool("docker", FAKE_DOCKER)
+
+    def run(
+        self, *args: str, info: str = "ok", compose: str = "ok", **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        base = {"PATH": str(self.bin), "HOME": os.environ.get("HOME", "/tmp")}
+        return subprocess.run(
+            ["bash", str(DEMO_SCRIPT), *args],
+            env={
+                **base,
+                "FAKE_LOG": str(self.log),
+                "FAKE_INFO": info,
+                "FAKE_COMPOSE": compose,
+                **env,
+            },
+            executable=str(self.bin / "bash"),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+
+    def calls(self) -> list[str]:
+        if not self.log.exists():
+            return []
+        return self.log.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Demo:
+    return Demo(tmp_path)
+
+
+def _mode_line(result: subprocess.CompletedProcess[str]) -> str:
+    return result.stdout.splitlines()[0]
+
+
+def test_help_prints_the_usage_and_runs_nothing(demo: Demo) -> None:
+    demo.install_docker()
+    for flag in ("--help", "-h"):
+        result = demo.run(flag)
+        assert result.returncode == 0
+        assert result.stdout.startswith("Usage: just demo [--compose | --local]")
+        for option in ("--compose", "--local", "--observability", "--dry-run"):
+            assert option in result.stdout
+    assert demo.calls() == []
+
+
+def test_no_docker_command_means_local_processes(demo: Demo) -> None:
+    result = demo.run("--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert "Why local: no docker command on PATH." in result.stdout
+    assert demo.calls() == []  # a dry run runs nothing
+
+
+def test_an_engine_that_does_not_answer_means_local_processes(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--dry-run", info="fail")
+    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert "no Docker engine answers 'docker info' (Cannot connect" in result.stdout
+
+
+def test_a_silent_failure_still_gives_a_reason(demo: Demo) -> None:
+    demo.write_tool("docker", "#!/bin/sh\nexit 1\n")
+    result = demo.run("--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "Why local: no Docker engine answers 'docker info'." in result.stdout
+
+
+def test_observability_without_docker_starts_locally_and_says_so(demo: Demo) -> None:
+    result = demo.run("--observability", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert "--observability needs Compose; starting without it" in result.stderr
+
+
+def test_an_engine_that_hangs_is_given_up_on(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--dry-run", info="hang", DEMO_DOCKER_TIMEOUT="1")
+    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert "within 1s" in result.stdout
+
+
+def test_an_engine_without_the_compose_plugin_means_local(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--dry-run", compose="missing")
+    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert "'docker compose' plugin is missing" in result.stdout
+
+
+def test_an_answering_engine_means_compose(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert _mode_line(result) == "LGOS demo with Docker Compose."
+    assert "Why Compose: a Docker engine answers 'docker info'." in result.stdout
+    assert "Command: docker compose up --build --remove-orphans" in result.stdout
+    assert not any("compose up" in call for call in demo.calls())
+
+
+def test_local_can_be_forced_while_docker_answers(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--local", "--dry-run")
+    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert "Why local: --local was given." in result.stdout
+    assert demo.calls() == []  # not even asked
+
+
+def test_compose_can_be_forced_and_fails_clearly_without_an_engine(
+    demo: Demo,
+) -> None:
+    demo.install_docker()
+    result = demo.run("--compose", "--dry-run", info="fail")
+    assert result.returncode == 1
+    assert "just demo --compose: no Docker engine answers" in result.stderr
+    assert "just demo --local" in result.stderr
+    ok = demo.run("--compose", "--dry-run")
+    assert "Why Compose: --compose was given." in ok.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--compose", "--local"], "choose one of --compose and --local"),
+        (["--local", "--observability"], "--observability needs Compose"),
+        (["--bogus"], "unknown option '--bogus'"),
+    ],
+)
+def test_bad_arguments_are_refused(demo: Demo, args: list[str], message: str) -> None:
+    result = demo.run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert demo.calls() == []
+
+
+def test_compose_mode_runs_compose_up_with_a_demo_password(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run()
+    assert result.returncode == 0, result.stderr
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert up.startswith("docker compose up --build --remove-orphans |")
+    assert "POSTGRES_PASSWORD=lgos-demo" in up
+    assert "COMPOSE_PROFILES= " in up
+    assert "POSTGRES_PASSWORD is not set" in result.stdout
+
+
+def test_compose_mode_keeps_a_configured_password(demo: Demo) -> None:
+    demo.install_docker()
+    demo.run(POSTGRES_PASSWORD="mine")
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert "POSTGRES_PASSWORD=mine" in up
+
+
+def test_observability_adds_the_profile_and_the_otlp_endpoint(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--observability", COMPOSE_PROFILES="extra")
+    assert result.returncode == 0, result.stderr
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert "COMPOSE_PROFILES=extra,observability" in up
+    assert "OTEL=http://otel-collector:4318" in up
+    assert "Traces (Jaeger):       http://127.0.0.1:16686" in result.stdout
+
+
+@pytest.mark.parametrize(("status", "expected"), [(130, 0), (143, 0), (3, 3)])
+def test_ctrl_c_is_a_normal_stop_other_failures_are_not(
+    demo: Demo, status: int, expected: int
+) -> None:
+    demo.install_docker()
+    assert demo.run(FAKE_UP_STATUS=str(status)).returncode == expected
+    assert demo.run("--local", FAKE_UP_STATUS=str(status)).returncode == expected
+
+
+def test_local_mode_syncs_then_starts_the_procfile(demo: Demo) -> None:
+    result = demo.run()
+    assert result.returncode == 0, result.stderr
+    calls = demo.calls()
+    assert [call.split(" | ")[0] for call in calls] == [
+        "uv sync --all-packages --frozen --quiet",
+        "uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start",
+    ]
+    assert (
+        "DEMO_API_HOST=127.0.0.1 "
+        "DEMO_CHAINLIT_OPENAI_BASE_URL=http://127.0.0.1:8000/v1" in calls[1]
+    )
+    assert "offline demo model" in result.stdout
+
+
+def test_the_just_recipe_forwards_its_arguments() -> None:
+    just = shutil.which("just")
+    assert just, "just is a dev tool of this repository"
+    result = subprocess.run(
+        [just, "demo", "--local", "--dry-run"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Why local: --local was given." in result.stdout
