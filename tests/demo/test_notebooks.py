@@ -1,0 +1,366 @@
+"""The marimo notebooks in demo/api/notebooks and the `just demo/marimo` recipe.
+
+Each notebook runs as a plain script (`python notebook.py --flags`), offline,
+with a configured upstream key in the environment that it must ignore, and
+writes a JSON summary the tests check. The recipe is checked twice: its exact
+command lines with a stand-in `uv`, and for real, serving the notebook gallery
+(and, in a browser, one notebook's results).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from lgos_demo_api.settings import DemoApiSettings
+from tests.procs import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "demo" / "api" / "notebooks"
+PYTHON = sys.executable
+JUST = shutil.which("just")
+CHROMIUM = Path("/usr/bin/chromium")
+SCRIPT_TIMEOUT = 240
+
+FOREGROUND_MODES = [
+    "run_langgraph",
+    "run_langgraph_stream",
+    "responses.create",
+    "responses.create(stream=True)",
+]
+BACKGROUND_MODE = "responses.create(background=True)"
+
+
+def offline_env() -> dict[str, str]:
+    """The environment of a user whose .env configures a real provider.
+
+    The notebooks run offline by default, so this key must never be used
+    (there is no network here: using it would fail the run).
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DEMO_API_", "LGOS_", "OPENAI_", "LANGFUSE_", "OTEL_"))
+    }
+    env["DEMO_API_OPENAI_API_KEY"] = "sk-from-the-users-env-file"
+    env["DEMO_API_OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
+    env["DEMO_API_OFFLINE_CHUNK_DELAY"] = "0.5"  # the notebooks set their own
+    return env
+
+
+def run_notebook(name: str, tmp_path: Path, *args: str) -> dict[str, Any]:
+    summary = tmp_path / f"{name}.json"
+    result = subprocess.run(
+        [PYTHON, str(NOTEBOOKS / f"{name}.py"), *args, "--summary", str(summary)],
+        cwd=tmp_path,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=SCRIPT_TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return json.loads(summary.read_text())
+
+
+@pytest.mark.timeout(SCRIPT_TIMEOUT + 30)
+def test_graph_runner_times_every_mode_on_deep_research(tmp_path: Path) -> None:
+    figure = tmp_path / "timings.png"
+    summary = run_notebook(
+        "graph_runner", tmp_path, "--runs", "2", "--figure", str(figure)
+    )
+
+    assert summary["model"] == "deep-research"
+    rows = {row["mode"]: row for row in summary["modes"]}
+    assert list(rows) == [*FOREGROUND_MODES, BACKGROUND_MODE]
+    for mode, row in rows.items():
+        assert row["runs"] == 2, mode
+        assert 0 < row["min total (ms)"] <= row["median total (ms)"], mode
+        # The offline model is deterministic: every path gives the same answer.
+        assert row["same answer"] is True, mode
+    for mode in ("run_langgraph_stream", "responses.create(stream=True)"):
+        first = rows[mode]["median first text (ms)"]
+        assert 0 < first <= rows[mode]["median total (ms)"], mode
+    for mode in ("run_langgraph", "responses.create"):
+        assert rows[mode]["median first text (ms)"] is None, mode
+    queued = rows[BACKGROUND_MODE]["median queued (ms)"]
+    assert 0 < queued < rows[BACKGROUND_MODE]["median total (ms)"]
+    assert figure.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+@pytest.mark.timeout(SCRIPT_TIMEOUT + 30)
+def test_wire_events_shows_commentary_and_citations_on_both_routes(
+    tmp_path: Path,
+) -> None:
+    summary = run_notebook("wire_events", tmp_path)
+
+    assert summary["model"] == "citations"
+    responses, chat = summary["responses"], summary["chat"]
+    assert responses["error"] is None and chat["error"] is None
+    assert responses["terminal"] == "response.completed"
+    assert chat["finish_reason"] == "stop"
+    # Commentary is a Responses-only message; Chat carries just the answer.
+    assert responses["commentary"]
+    assert responses["event_types"]["response.output_text.delta"] > len(
+        responses["commentary"]
+    )
+    assert chat["answer"] == responses["answer"]
+    assert not any(note in chat["answer"] for note in responses["commentary"])
+    # Same citations, same offsets, on both wire formats.
+    assert len(responses["citations"]) >= 2
+    assert chat["citations"] == responses["citations"]
+    assert responses["event_types"]["response.output_text.annotation.added"] == len(
+        responses["citations"]
+    )
+    for note in responses["citations"]:
+        marker = responses["answer"][note["start_index"] : note["end_index"] + 1]
+        assert marker.startswith("[") and marker.endswith("]"), note
+
+
+# --- the notebooks' top-level functions, imported (marimo files are modules) ---
+
+
+def load_notebook(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        f"lgos_notebook_{name}", NOTEBOOKS / f"{name}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def graph_runner() -> ModuleType:
+    return load_notebook("graph_runner")
+
+
+@pytest.fixture(scope="module")
+def wire_events() -> ModuleType:
+    return load_notebook("wire_events")
+
+
+@pytest.mark.anyio
+async def test_graph_runner_leaves_out_background_for_foreground_graphs(
+    graph_runner: ModuleType, offline_settings: DemoApiSettings
+) -> None:
+    timings = await graph_runner.compare(
+        "chat", graph_runner.Preset("What is LangGraph?"), offline_settings, runs=2
+    )
+
+    assert [t.mode for t in timings] == FOREGROUND_MODES * 2
+    assert [t.run for t in timings] == [1] * 4 + [2] * 4
+    rows = graph_runner.summarize(timings)
+    assert [row["mode"] for row in rows] == FOREGROUND_MODES
+    assert all(row["same answer"] for row in rows)
+    assert "offline demo model" in timings[0].answer
+
+
+@pytest.mark.anyio
+async def test_wire_events_deep_research_is_responses_only(
+    wire_events: ModuleType, offline_settings: DemoApiSettings
+) -> None:
+    preset = wire_events.Preset(
+        "Compare how LangGraph and the OpenAI Agents SDK pause for approval.",
+        {"review_plan": False, "research_rounds": 1},
+        ("web_search",),
+    )
+    responses, chat = await wire_events.capture_both(
+        offline_settings, "deep-research", preset.prompt, preset
+    )
+
+    facts = wire_events.responses_facts(responses)
+    assert facts["terminal"] == "response.completed"
+    assert facts["server_tool_calls"] >= 3
+    assert facts["citations"] and facts["commentary"]
+    refused = wire_events.chat_facts(chat)
+    assert refused["chunks"] == 0
+    assert "Error code: 400" in refused["error"]
+    assert "Responses API" in refused["error"]
+    # Merged rows: one per run of deltas, adding up to the same text.
+    rows = wire_events.response_rows(responses.events, merge=True)
+    assert len(rows) < len(responses.events)
+    assert len(wire_events.response_rows(responses.events, merge=False)) == len(
+        responses.events
+    )
+    merged = [row for row in rows if "×" in row["event"]]
+    assert merged and all(
+        row["event"].startswith("response.output_text.delta ×") for row in merged
+    )
+    assert wire_events.chat_rows(chat.events, merge=True) == []
+
+
+def test_marimo_check_accepts_the_notebooks() -> None:
+    result = subprocess.run(
+        [
+            str(Path(PYTHON).with_name("marimo")),
+            "check",
+            "--strict",
+            *sorted(str(p) for p in NOTEBOOKS.glob("*.py")),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len(list(NOTEBOOKS.glob("*.py"))) >= 2
+
+
+# --- the `just demo/marimo` recipe ---------------------------------------------
+
+
+def just(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    assert JUST is not None, "just is not installed"
+    return subprocess.run(
+        # A dotenv name that does not exist: a developer's .env stays out.
+        [JUST, "--dotenv-filename", ".no-such-env", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def fake_uv(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A `uv` first on PATH that records its arguments and exits 0."""
+    calls = tmp_path / "uv-calls.txt"
+    stub = tmp_path / "bin" / "uv"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/bin/sh\necho "$*" >> "{calls}"\n')
+    stub.chmod(0o755)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("DEMO_MARIMO_")
+    }
+    env["PATH"] = f"{stub.parent}{os.pathsep}{env['PATH']}"
+    return env, calls
+
+
+def test_recipe_serves_the_notebooks_read_only_by_default(
+    fake_uv: tuple[dict[str, str], Path],
+) -> None:
+    env, calls = fake_uv
+    result = just("demo/marimo", env=env)
+
+    assert result.returncode == 0, result.stderr
+    assert calls.read_text().splitlines() == [
+        "sync --all-packages --frozen --quiet",
+        "run --frozen --no-sync marimo run demo/api/notebooks --host 127.0.0.1 "
+        "--port 8004 --headless --include-code",
+    ]
+    assert "http://127.0.0.1:8004" in result.stdout
+
+
+def test_recipe_editable_opens_the_editor_on_the_configured_port(
+    fake_uv: tuple[dict[str, str], Path],
+) -> None:
+    env, calls = fake_uv
+    env["DEMO_MARIMO_PORT"] = "9123"
+    result = just("demo/marimo", "--editable", env=env)
+
+    assert result.returncode == 0, result.stderr
+    assert calls.read_text().splitlines()[-1] == (
+        "run --frozen --no-sync marimo edit demo/api/notebooks --host 127.0.0.1 "
+        "--port 9123 --headless --skip-update-check"
+    )
+    assert "http://127.0.0.1:9123" in result.stdout
+
+
+def test_recipe_rejects_unknown_options(
+    fake_uv: tuple[dict[str, str], Path],
+) -> None:
+    env, calls = fake_uv
+    result = just("demo/marimo", "--edit", env=env)
+
+    assert result.returncode != 0
+    assert "--editable" in result.stderr
+    assert not calls.exists()
+
+
+@pytest.fixture
+def gallery(tmp_path: Path) -> Iterator[str]:
+    """`just demo/marimo` for real, on a free port; yields its URL."""
+    port = free_port()
+    env = {**offline_env(), "DEMO_MARIMO_PORT": str(port)}
+    env = {k: v for k, v in env.items() if k != "DEMO_MARIMO_HOST"}
+    log = tmp_path / "marimo.log"
+    assert JUST is not None, "just is not installed"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [JUST, "--dotenv-filename", ".no-such-env", "demo/marimo"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            try:
+                if httpx.get(url, timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        assert f"read-only: {url}" in log.read_text()
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(5)
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(300)
+def test_recipe_serves_each_notebook_and_it_runs_in_the_browser(
+    gallery: str,
+) -> None:
+    for name in ("graph_runner.py", "wire_events.py"):
+        assert httpx.get(f"{gallery}/?file={name}").status_code == 200
+    assert httpx.get(f"{gallery}/?file=missing.py").status_code == 404
+
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "run scripts/ensure-chromium.sh"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.goto(gallery)
+            page.get_by_text("Wire Events").first.wait_for(timeout=30_000)
+            page.goto(f"{gallery}/?file=graph_runner.py")
+            # The timing table (default graph deep-research) and its chart.
+            page.get_by_text(BACKGROUND_MODE).first.wait_for(timeout=120_000)
+            page.locator("img").first.wait_for(timeout=30_000)
+            assert page.get_by_text("Timings per mode").count() == 1
+        finally:
+            browser.close()
