@@ -80,7 +80,9 @@ async def test_run_config_carries_correlation_metadata() -> None:
     assert seen["lgos.model"] == "m"
     assert seen["lgos.request_id"] == "req_1"
     assert seen["lgos.user"] == "u-1"
-    assert seen["langfuse_session_id"] == "conv-9"
+    # Langfuse's native fields appear only with LGOS_ENABLE_LANGFUSE (see
+    # tests/lgos/test_langfuse.py), so a custom handler gets none of them.
+    assert not [key for key in seen if key.startswith("langfuse_")]
 
 
 async def test_closing_the_stream_cancels_the_graph_once() -> None:

@@ -27,6 +27,7 @@ from langgraph_openai_serve.graph.request import (
     NamedFunctionToolChoice,
 )
 from langgraph_openai_serve.graph.status import status_event
+from langgraph_openai_serve.request_context import RequestContextFilter
 
 __all__ = [
     "ClientFunctionTool",
@@ -41,5 +42,6 @@ __all__ = [
     "NamedCustomToolChoice",
     "NamedFunctionToolChoice",
     "OpenAIHTTPException",
+    "RequestContextFilter",
     "status_event",
 ]

@@ -8,6 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from fastapi import FastAPI, Request
+from starlette.middleware import Middleware
 from starlette.routing import Mount
 
 from langgraph_openai_serve.api.chat.routes import router as chat_router
@@ -17,6 +18,7 @@ from langgraph_openai_serve.api.models import router as models_router
 from langgraph_openai_serve.api.responses.routes import router as responses_router
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.runner import DEFAULT_CHECKPOINT_SCOPE
+from langgraph_openai_serve.request_context import RequestContextMiddleware
 from langgraph_openai_serve.settings import LgosSettings, normalize_openai_api_prefix
 
 __all__ = ["LanggraphOpenaiServe", "get_version"]
@@ -93,7 +95,10 @@ class LanggraphOpenaiServe:
 
         Routes: ``GET {prefix}/models``, ``GET {prefix}/models/{model}``,
         ``POST {prefix}/responses``, ``POST {prefix}/chat/completions``,
-        ``GET {prefix}/health``.
+        ``GET {prefix}/health``. Every response of the mount, errors and
+        unknown paths included, carries an ``x-request-id`` header. The
+        mounted app's own FastAPI OpenTelemetry is off: the host app's HTTP
+        telemetry covers the mount.
 
         Args:
             prefix: Mount path; defaults to ``LGOS_OPENAI_API_PREFIX``
@@ -111,6 +116,10 @@ class LanggraphOpenaiServe:
         openai_app = FastAPI(
             title=_TITLE,
             version=get_version(),
+            # HTTP telemetry belongs to the host app: its settings (including
+            # turning FastAPI's native OpenTelemetry off) cover these routes,
+            # and http.route includes the mount, such as /v1/responses.
+            telemetry={"tracing": False, "metrics": False, "logs": False},
             **self.settings.fastapi_docs_kwargs,
         )
         openai_app.state.graph_registry = self.graph_registry
@@ -120,6 +129,13 @@ class LanggraphOpenaiServe:
         configure_openai_error_handlers(openai_app)
         for router in (models_router, responses_router, chat_router, health_router):
             openai_app.include_router(router)
-        self.app.router.routes.append(Mount(prefix, app=openai_app, name="openai"))
+        self.app.router.routes.append(
+            Mount(
+                prefix,
+                app=openai_app,
+                name="openai",
+                middleware=[Middleware(RequestContextMiddleware)],
+            )
+        )
         self._openai_app = openai_app
         return self

@@ -36,6 +36,7 @@ from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.interrupt import interrupt_response_id
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.runner import prepare_run
+from langgraph_openai_serve.request_context import current_request_id, log_context
 
 __all__ = [
     "BackgroundBackend",
@@ -162,13 +163,32 @@ async def execute_background_job(
 
     Request errors found only now (for example a stale interrupt answer,
     checked once the run holds its lease) and graph failures become a
-    ``failed`` Response; the engine stores whatever this returns.
+    ``failed`` Response; the engine stores whatever this returns. A graph
+    failure is logged once with its traceback; a cancellation propagates
+    unlogged. While it runs, ``model`` and ``response_id`` are log fields
+    (see :class:`~langgraph_openai_serve.RequestContextFilter`); an engine
+    running the job in the submitting request's context (the in-memory one)
+    also keeps that request's ``request_id``.
 
     Returns:
         The final Response JSON (``completed``, ``incomplete`` or ``failed``).
 
     """
     request = ResponseCreateRequest.model_validate(job.request)
+    response_id = interrupt_response_id(
+        uuid.UUID(job.run_id), uuid.UUID(engine_run_id).hex
+    )
+    with log_context(model=request.model, response_id=response_id):
+        return await _execute(job, engine_run_id, registry, request, response_id)
+
+
+async def _execute(
+    job: BackgroundJob,
+    engine_run_id: str,
+    registry: GraphRegistry,
+    request: ResponseCreateRequest,
+    response_id: str,
+) -> dict[str, Any]:
     frame = ResponseFrame(request=request)
     try:
         decoded, frame, run_id = plan_response(
@@ -186,6 +206,7 @@ async def execute_background_job(
             checkpoint_scope=job.owner_scope,
             resume=decoded.resume,
             run_id=run_id,
+            request_id=current_request_id(),
         ) as run:
             return await collect_response(run, frame)
     except InvalidRequestError as exc:
@@ -193,9 +214,7 @@ async def execute_background_job(
     except Exception as exc:
         logger.exception("Background run %s failed", engine_run_id)
         message = failure_message(exc)
-    frame.response_id = interrupt_response_id(
-        uuid.UUID(job.run_id), uuid.UUID(engine_run_id).hex
-    )
+    frame.response_id = response_id
     frame.created_at = job.created_at
     frame.background = True
     return frame.snapshot("failed", error={"code": "server_error", "message": message})

@@ -4,6 +4,10 @@
 it accepts every Uvicorn option and ``UVICORN_*`` variable.
 ``lgos worker module:attribute`` runs the Hatchet worker for background
 Responses of the same registry.
+
+Both write structured logs (``LGOS_LOG_FORMAT``: ``json`` lines by default,
+or ``text``) enriched with the request's LGOS fields; see
+:mod:`langgraph_openai_serve.server.logging_config`.
 """
 
 from __future__ import annotations
@@ -23,10 +27,24 @@ __all__ = ["cli", "main"]
 _APP = "langgraph_openai_serve.server.app:create_app_from_env"
 
 
+def _settings() -> Any:
+    from langgraph_openai_serve.server.settings import ServerSettings
+
+    return ServerSettings()
+
+
 def _serve(factory: str, **options: Any) -> None:
+    from langgraph_openai_serve.server.logging_config import logging_config
+
     # Uvicorn imports the app by path (also in --workers/--reload children),
     # so the factory path travels in the environment.
     os.environ["LGOS_REGISTRY_FACTORY"] = factory
+    if options.get("log_config") is None:
+        # Structured records with the request's LGOS fields, unless the
+        # operator passed --log-config; Uvicorn applies it in every process.
+        options["log_config"] = logging_config(
+            _settings().log_format, options.get("log_level") or "info"
+        )
     uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
 
 
@@ -61,14 +79,24 @@ cli.add_command(serve)
 @click.option(
     "--slots", type=int, default=None, help="Concurrent runs (Hatchet slots)."
 )
-def worker(factory: str, name: str, slots: int | None) -> None:
+@click.option(
+    "--log-level",
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    default="info",
+    show_default=True,
+    help="Log level.",
+)
+def worker(factory: str, name: str, slots: int | None, log_level: str) -> None:
     """Run the Hatchet worker for background Responses of FACTORY's registry.
 
     Needs the hatchet extra and Hatchet's HATCHET_CLIENT_* settings; the
-    server settings (LGOS_POSTGRES_URI, ...) are shared with lgos serve.
+    server settings (LGOS_POSTGRES_URI, LGOS_LOG_FORMAT, ...) are shared with
+    lgos serve.
     """
     from langgraph_openai_serve.integrations.hatchet import run_worker
+    from langgraph_openai_serve.server.logging_config import configure_logging
 
+    configure_logging(_settings().log_format, log_level)
     run_worker(factory, name=name, slots=slots)
 
 

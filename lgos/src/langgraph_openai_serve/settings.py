@@ -32,6 +32,11 @@ class LgosSettings(BaseSettings):
             (``LGOS_OPENAI_API_PREFIX``, default ``/v1``).
         openai_api_docs_enabled: Serve ``{prefix}/docs``, ``{prefix}/redoc``
             and ``{prefix}/openapi.json`` (``LGOS_OPENAI_API_DOCS_ENABLED``).
+        enable_langfuse: Add the process-wide Langfuse callback to every graph
+            run (``LGOS_ENABLE_LANGFUSE``; needs the ``tracing`` extra and
+            Langfuse's ``LANGFUSE_*`` keys). A deployment toggle: the runner
+            reads it from the process environment once, whatever instance an
+            application passes.
 
     """
 
@@ -39,6 +44,7 @@ class LgosSettings(BaseSettings):
 
     openai_api_prefix: str = "/v1"
     openai_api_docs_enabled: bool = False
+    enable_langfuse: bool = False
 
     @field_validator("openai_api_prefix")
     @classmethod

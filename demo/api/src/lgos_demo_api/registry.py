@@ -19,6 +19,7 @@ from lgos_demo_api.graphs.functions import functions_graph_config
 from lgos_demo_api.graphs.server_tools import server_tools_graph_config
 from lgos_demo_api.graphs.writer import writer_graph_config
 from lgos_demo_api.settings import DemoApiSettings, get_settings
+from lgos_demo_api.telemetry import configure_telemetry
 
 if TYPE_CHECKING:
     from langgraph_openai_serve.server import ServerResources
@@ -59,6 +60,9 @@ def create_registry(
 ) -> GraphRegistry:
     """Build the demo registry.
 
+    First installs the OpenTelemetry SDK when `OTEL_EXPORTER_OTLP_ENDPOINT` is
+    set (`lgos_demo_api.telemetry`), in `lgos serve` and `lgos worker` alike.
+
     Args:
         resources: What the server provides; its `run_coordinator` is handed to
             the registry.
@@ -73,6 +77,7 @@ def create_registry(
             invalid.
 
     """
+    configure_telemetry()  # OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set
     settings = settings if settings is not None else get_settings()
     return GraphRegistry(
         graphs={

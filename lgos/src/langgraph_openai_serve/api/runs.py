@@ -20,6 +20,11 @@ from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException
 from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
+from langgraph_openai_serve.request_context import (
+    REQUEST_ID_HEADER,
+    bind_log_fields,
+    current_request_id,
+)
 
 __all__ = ["failure_message", "resolve_scope", "respond"]
 
@@ -70,23 +75,40 @@ async def respond(
 
     Preparation errors (unknown model, invalid settings, busy or conflicting
     interrupt runs) surface before any byte is sent, so they keep their HTTP
-    status. The run (and an interrupt run's lease) is released when the JSON
-    is built, or when the event stream ends, fails, or the client disconnects.
+    status; other preparation failures are logged and become a 500. The run
+    (and an interrupt run's lease) is released when the JSON is built, or
+    when the event stream ends, fails, or the client disconnects.
+
+    The run's ``lgos.request_id`` is the request's ``x-request-id``, and the
+    model becomes a log field of the request.
     """
-    request_id = new_id("req")
+    bind_log_fields(model=graph_request.model)
+    request_id = current_request_id()
+    headers: dict[str, str] = {}
+    if request_id is None:  # routes served without the mount's middleware
+        request_id = new_id("req")
+        headers[REQUEST_ID_HEADER] = request_id
     stack = AsyncExitStack()
-    run = await stack.enter_async_context(
-        prepare_run(
-            graph_request,
-            messages,
-            http_request.app.state.graph_registry,
-            checkpoint_scope=await resolve_scope(http_request),
-            resume=resume,
-            run_id=run_id,
-            request_id=request_id,
+    try:
+        run = await stack.enter_async_context(
+            prepare_run(
+                graph_request,
+                messages,
+                http_request.app.state.graph_registry,
+                checkpoint_scope=await resolve_scope(http_request),
+                resume=resume,
+                run_id=run_id,
+                request_id=request_id,
+            )
         )
-    )
-    headers = {"x-request-id": request_id}
+    except OpenAIHTTPException:
+        raise
+    except Exception as exc:
+        # A graph factory, adapter or scope resolver failed: logged here once.
+        logger.exception("Graph run preparation failed (model %s)", graph_request.model)
+        raise OpenAIHTTPException(
+            failure_message(exc), status_code=500, type="server_error"
+        ) from exc
     if not stream:
         async with stack:
             try:

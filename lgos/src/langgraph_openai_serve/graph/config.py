@@ -74,7 +74,9 @@ class GraphConfig(BaseModel):
         client_tools: Names of client-owned functions the graph may call (for
             example ``display_file``); never also a server tool.
         runtime_callbacks: LangChain callbacks (a list or a callback manager)
-            placed in every run's ``RunnableConfig``; never mutated.
+            placed in every run's ``RunnableConfig``; never mutated. With
+            ``LGOS_ENABLE_LANGFUSE=True`` LGOS adds its Langfuse handler
+            beside them in each run's copy.
         request_to_input: ``(GraphRequest, messages) -> graph input``; sync or
             async. Default: ``{"messages": messages}``.
         context_factory: ``(GraphRequest, settings | None) -> context``; sync

@@ -21,25 +21,24 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 import anyio
-from langchain_core.callbacks import BaseCallbackManager
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StreamMode
+from opentelemetry import context as otel_context
 
 from langgraph_openai_serve.errors import GraphError, InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.coordinator import RunBusyError
 from langgraph_openai_serve.graph.interrupt import (
-    OPERATION_ID_METADATA_KEY,
     InterruptResume,
     LangGraphInterruptBatch,
     PendingInterrupt,
@@ -49,12 +48,20 @@ from langgraph_openai_serve.graph.interrupt import (
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.run_config import (
+    RUN_NAME,
+    langfuse_run_context,
+)
+from langgraph_openai_serve.graph.run_config import (
+    runnable_config as build_runnable_config,
+)
 from langgraph_openai_serve.graph.server_tools import (
     ServerToolCall,
     ServerToolResult,
     ServerToolTracker,
 )
 from langgraph_openai_serve.graph.usage import UsageCollector
+from langgraph_openai_serve.telemetry import WorkflowTelemetry
 
 __all__ = [
     "RUN_NAME",
@@ -70,7 +77,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-RUN_NAME = "lgos.graph_run"
 DEFAULT_CHECKPOINT_SCOPE = "default"
 _STREAM_MODES: tuple[StreamMode, ...] = ("messages", "custom", "values")
 _VALUES_MODE: tuple[StreamMode, ...] = ("values",)
@@ -147,18 +153,6 @@ class PreparedRun:
     def interrupts(self) -> bool:
         """Whether this is an interrupt-enabled (checkpointed) run."""
         return self.run_id is not None
-
-
-def _callbacks(config: GraphConfig, usage: UsageCollector) -> Any:
-    """Add the usage collector without mutating the registered callbacks."""
-    callbacks = config.runtime_callbacks
-    if callbacks is None:
-        return [usage]
-    if isinstance(callbacks, BaseCallbackManager):
-        manager = callbacks.copy()
-        manager.add_handler(usage, inherit=True)
-        return manager
-    return [*callbacks, usage]
 
 
 async def _pending_batch(
@@ -239,18 +233,15 @@ async def prepare_run(
     graph = await config.resolve_graph()
     context = await config.build_context(request, graph)
     usage = UsageCollector()
-    metadata: dict[str, Any] = {"lgos.model": request.model}
-    if request_id is not None:
-        metadata["lgos.request_id"] = request_id
-    if request.user is not None:
-        metadata["lgos.user"] = request.user
-    if (conversation_id := request.metadata.get("conversation_id")) is not None:
-        metadata["langfuse_session_id"] = conversation_id
-    runnable_config: RunnableConfig = {
-        "callbacks": _callbacks(config, usage),
-        "run_name": RUN_NAME,
-        "metadata": metadata,
-    }
+    if interrupts:
+        run_id = resume.run_id if resume is not None else (run_id or uuid.uuid4())
+    runnable_config = build_runnable_config(
+        config,
+        request,
+        [usage],
+        request_id=request_id,
+        operation_id=str(run_id) if interrupts else None,
+    )
     if not interrupts:
         yield PreparedRun(
             request=request,
@@ -263,9 +254,8 @@ async def prepare_run(
         )
         return
 
-    run_id = resume.run_id if resume is not None else (run_id or uuid.uuid4())
+    assert run_id is not None
     key = checkpoint_key(checkpoint_scope, request.model, run_id)
-    metadata[OPERATION_ID_METADATA_KEY] = str(run_id)
     runnable_config["configurable"] = {"thread_id": key}
     async with AsyncExitStack() as stack:
         try:
@@ -316,12 +306,25 @@ class _Failure:
 _DONE = object()
 
 
-async def _pump(parts: AsyncIterator[Any], queue: asyncio.Queue[Any]) -> None:
-    """Read LangGraph's stream in its own task and hand parts to the consumer."""
+async def _pump(
+    parts: AsyncIterator[Any],
+    queue: asyncio.Queue[Any],
+    graph_context: otel_context.Context | None,
+    run_context: Callable[[], AbstractContextManager[object]] | None,
+) -> None:
+    """Read LangGraph's stream in its own task and hand parts to the consumer.
+
+    The graph advances in this task, so the workflow span's context (and
+    Langfuse's run attributes) are attached here, never in the consumer's.
+    """
+    if graph_context is not None:
+        # This task's context is a copy that ends with the task: no detach.
+        otel_context.attach(graph_context)
     try:
-        async with contextlib.aclosing(parts):  # type: ignore[type-var]
-            async for part in parts:
-                await queue.put(part)
+        with run_context() if run_context is not None else contextlib.nullcontext():
+            async with contextlib.aclosing(parts):  # type: ignore[type-var]
+                async for part in parts:
+                    await queue.put(part)
     except Exception as exc:  # handed to the consumer, which re-raises it
         await queue.put(_Failure(exc))
     else:
@@ -349,6 +352,13 @@ async def stream_run(
     LangGraph's stream is read in its own asyncio task. Closing this iterator
     early, or cancelling its consumer, cancels that task once and waits for
     it, so graph nodes stop at their next await.
+
+    The execution is one OpenTelemetry workflow span and one
+    ``gen_ai.workflow.duration`` measurement (see
+    :mod:`langgraph_openai_serve.telemetry`), from the start of the graph to
+    its final output; the span's context is current only in the graph's task.
+    A run that raises, is cancelled, or whose iterator is closed before the
+    final output is yielded is recorded as failed.
 
     Raises:
         Exception: Whatever the graph raised.
@@ -381,53 +391,69 @@ async def stream_run(
         **kwargs,
     )
     queue: asyncio.Queue[Any] = asyncio.Queue(_QUEUE_SIZE)
-    task = asyncio.create_task(_pump(parts, queue), name=RUN_NAME)
+    telemetry = WorkflowTelemetry(run.request.model)
+    task = asyncio.create_task(
+        _pump(parts, queue, telemetry.graph_context, langfuse_run_context(run.request)),
+        name=RUN_NAME,
+    )
     output: Any = None
     has_output = interrupted = False
+    final: AIMessage | LangGraphInterruptBatch
+    # Everything until the final output belongs to the workflow span: a
+    # failure, a cancellation or a consumer closing this generator at one of
+    # the yields below (GeneratorExit) ends it with an error.
     try:
-        while True:
-            part = await queue.get()
-            if part is _DONE:
-                break
-            if isinstance(part, _Failure):
-                raise part.error
-            kind = part["type"]
-            if kind == "messages":
-                chunk = part["data"][0]
-                if isinstance(chunk, AIMessageChunk) and (text := chunk.text):
-                    yield TextChunk(text)
-            elif kind == "values":
-                if not part["ns"]:
-                    output = part["data"]
-                    has_output = True
-                    interrupted = interrupted or bool(part.get("interrupts"))
-            elif kind == "custom":
-                yield part
-            elif kind == "updates" and tracker is not None and not part["ns"]:
-                for event in tracker.events(part["data"]):
-                    yield event
-    finally:
-        if not task.done():
-            task.cancel()
-        # Shielded: a cancelled consumer (asyncio or AnyIO, whose cancellation
-        # repeats at every await) still waits for the graph task to finish.
-        with anyio.move_on_after(_CANCEL_GRACE_SECONDS, shield=True):
-            await asyncio.wait((task,))
-    if interrupted:
-        assert run.run_id is not None
-        batch = await _pending_batch(run.graph, run.runnable_config, run.run_id)
-        if batch is None:
-            msg = "The graph reported interrupts but no pending state was saved."
-            raise GraphError(msg)
-        run.disposition = Disposition.RETAINED
-        yield batch
-        return
-    if not has_output:
-        msg = "The graph finished without producing output."
-        raise GraphError(msg)
-    if tracker is not None:
-        tracker.check_complete()
-    yield await run.config.render_output(output)
+        try:
+            while True:
+                part = await queue.get()
+                if part is _DONE:
+                    break
+                if isinstance(part, _Failure):
+                    raise part.error
+                kind = part["type"]
+                if kind == "messages":
+                    chunk = part["data"][0]
+                    if isinstance(chunk, AIMessageChunk) and (text := chunk.text):
+                        yield TextChunk(text)
+                elif kind == "values":
+                    if not part["ns"]:
+                        output = part["data"]
+                        has_output = True
+                        interrupted = interrupted or bool(part.get("interrupts"))
+                elif kind == "custom":
+                    yield part
+                elif kind == "updates" and tracker is not None and not part["ns"]:
+                    for event in tracker.events(part["data"]):
+                        yield event
+        finally:
+            if not task.done():
+                task.cancel()
+            # Shielded: a cancelled consumer (asyncio or AnyIO, whose
+            # cancellation repeats at every await) still waits for the graph
+            # task to finish.
+            with anyio.move_on_after(_CANCEL_GRACE_SECONDS, shield=True):
+                await asyncio.wait((task,))
+        if interrupted:
+            assert run.run_id is not None
+            batch = await _pending_batch(run.graph, run.runnable_config, run.run_id)
+            if batch is None:
+                msg = "The graph reported interrupts but no pending state was saved."
+                raise GraphError(msg)
+            run.disposition = Disposition.RETAINED
+            final = batch
+        else:
+            if not has_output:
+                msg = "The graph finished without producing output."
+                raise GraphError(msg)
+            if tracker is not None:
+                tracker.check_complete()
+            final = await run.config.render_output(output)
+    except BaseException as exc:
+        telemetry.fail(exc)
+        raise
+    # The output exists: closing the stream from here on is not a failure.
+    telemetry.succeed()
+    yield final
 
 
 class TextParity:

@@ -31,6 +31,9 @@ class ServerSettings(LgosSettings):
             (``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``).
         background_engine: ``memory`` (in-process, the default) or
             ``hatchet`` (``LGOS_BACKGROUND_ENGINE``; run ``lgos worker`` too).
+        log_format: How ``lgos serve`` and ``lgos worker`` write log records:
+            ``json`` (one object per line, the default) or ``text``
+            (``LGOS_LOG_FORMAT``); both add the request's LGOS fields.
 
     """
 
@@ -44,3 +47,4 @@ class ServerSettings(LgosSettings):
     interrupt_ttl_minutes: float = Field(default=24 * 60, gt=0)
     interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)
     background_engine: Literal["memory", "hatchet"] = "memory"
+    log_format: Literal["json", "text"] = "json"

@@ -15,6 +15,7 @@ from langgraph_openai_serve.api.runs import resolve_scope
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
 from langgraph_openai_serve.graph.interrupt import parse_interrupt_response_id
+from langgraph_openai_serve.request_context import bind_log_fields
 
 __all__ = ["cancel_background", "retrieve_background", "submit_background"]
 
@@ -47,6 +48,7 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
 
     registry = request.app.state.graph_registry
     config = registry.get_graph(body.model)
+    bind_log_fields(model=body.model)  # registered: safe to log
     backend = request.app.state.background_backend
     if not config.supports(GraphFeature.BACKGROUND):
         raise InvalidRequestError(
@@ -73,6 +75,7 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
     payload = body.model_dump(mode="json", exclude_unset=True)
     job = new_job(payload, owner_scope=scope, run_id=run_id, idempotency_key=key)
     run = await backend.submit(job)
+    bind_log_fields(response_id=run.response_id)
     if run.job.fingerprint != job.fingerprint or run.job.owner_scope != scope:
         raise InvalidRequestError(
             "This Idempotency-Key was already used with a different request.",
@@ -90,6 +93,7 @@ async def _owned_run(request: Request, response_id: str):
         _, engine_run = parse_interrupt_response_id(response_id)
     except InvalidRequestError:
         raise _not_found(response_id) from None
+    bind_log_fields(response_id=response_id)  # well-formed: safe to log
     run = await backend.get(str(uuid.UUID(engine_run)))
     if run is None or run.job.owner_scope != await resolve_scope(request):
         raise _not_found(response_id)
