@@ -20,11 +20,13 @@ sync:
 demo *ARGS:
     @bash scripts/demo.sh "$@"
 
-# Overhead benchmark: prints a table, writes .data/bench.json (SECONDS per figure)
-bench SECONDS="5": sync
-    uv run --frozen --no-sync python -m bench.run --seconds {{ SECONDS }}
+# Overhead benchmark: prints tables, writes .data/bench.json (SECONDS per figure;
+# ARGS e.g. --only requests,stream, --hatchet; see docs/benchmarks.md)
+bench SECONDS="3" *ARGS: sync
+    bash scripts/ensure-postgres.sh
+    uv run --frozen --no-sync python -m bench.run --seconds {{ SECONDS }} {{ ARGS }}
 
-# Docs site: `just docs` builds it into site/ (strict), `just docs serve` previews it on :8004
+# Docs site: `just docs` builds it into site/ (strict), `just docs serve` previews it on :8005
 docs COMMAND="build": sync
     #!/usr/bin/env bash
     set -euo pipefail
@@ -32,7 +34,7 @@ docs COMMAND="build": sync
     case "{{ COMMAND }}" in
         build) uv run --frozen --no-sync mkdocs build --strict
                echo "Built site/; preview it with: just docs serve" ;;
-        serve) uv run --frozen --no-sync mkdocs serve --dev-addr "127.0.0.1:${DOCS_PORT:-8004}" ;;
+        serve) uv run --frozen --no-sync mkdocs serve --dev-addr "127.0.0.1:${DOCS_PORT:-8005}" ;;
         *) echo "usage: just docs [build|serve]" >&2; exit 2 ;;
     esac
 
@@ -46,4 +48,5 @@ lint: sync
 test *ARGS: sync lint
     bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
+    bash scripts/ensure-hatchet.sh >/dev/null
     uv run --frozen --no-sync pytest {{ ARGS }}

@@ -1,0 +1,99 @@
+"""Servers the documentation's code talks to: the demo API and Files service.
+
+Pages address them as ``http://127.0.0.1:8000`` and ``http://127.0.0.1:8003``,
+as a reader running ``just demo`` would; the runner maps those origins to
+these processes (free ports, offline model, temporary storage, a working
+directory without the developer's ``.env``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.procs import free_port, wait_http
+
+BIN = Path(sys.executable).parent
+DEMO_API = "http://127.0.0.1:8000"
+DEMO_FILES = "http://127.0.0.1:8003"
+# Variables that would make the demo use a real provider or another service.
+SCRUBBED = ("OPENAI_", "DEMO_", "LGOS_", "HATCHET_", "LANGFUSE_", "OTEL_")
+
+
+def clean_env() -> dict[str, str]:
+    """The environment without provider keys or demo and LGOS settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED)}
+    env["PYTHONUNBUFFERED"] = "1"
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    return env
+
+
+@contextmanager
+def _service(
+    name: str, args: list[str], *, env: dict[str, str], cwd: Path, ready: str
+) -> Iterator[None]:
+    log = cwd / f"{name}.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            args, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT
+        )
+    try:
+        wait_http(ready, process, log, timeout=90)
+        yield
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+@pytest.fixture(scope="session")
+def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Start the Files service and the demo API; map the documented origins."""
+    cwd = tmp_path_factory.mktemp("docs-services")
+    api_port, files_port = free_port(), free_port()
+    files_env = clean_env() | {
+        "DEMO_FILES_STORAGE_URL": str(cwd / "files" / "objects"),
+        "DEMO_FILES_DATABASE_URL": str(cwd / "files" / "metadata.sqlite3"),
+    }
+    api_env = clean_env() | {
+        "DEMO_API_OFFLINE_CHUNK_DELAY": "0",
+        "DEMO_API_FILES_BASE_URL": f"http://127.0.0.1:{files_port}/v1",
+    }
+    with ExitStack() as stack:
+        stack.enter_context(
+            _service(
+                "files",
+                [sys.executable, "-m", "lgos_demo_files", "--port", str(files_port)],
+                env=files_env,
+                cwd=cwd,
+                ready=f"http://127.0.0.1:{files_port}/health",
+            )
+        )
+        stack.enter_context(
+            _service(
+                "api",
+                [
+                    str(BIN / "lgos"),
+                    "serve",
+                    "lgos_demo_api.registry:create_registry",
+                    "--port",
+                    str(api_port),
+                ],
+                env=api_env,
+                cwd=cwd,
+                ready=f"http://127.0.0.1:{api_port}/v1/health",
+            )
+        )
+        yield {
+            DEMO_API: f"http://127.0.0.1:{api_port}",
+            DEMO_FILES: f"http://127.0.0.1:{files_port}",
+        }
