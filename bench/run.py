@@ -1,16 +1,14 @@
-"""LGOS overhead benchmark: prints a table and writes JSON.
+"""LGOS overhead benchmark: prints tables and writes JSON (``just bench``).
 
-Usage: ``just bench`` (or ``uv run python -m bench.run --seconds 5``).
+Usage::
 
-Figures, all measured in one run on this machine:
+    uv run --frozen --no-sync python -m bench.run --seconds 3
+    python -m bench.run --only requests,stream --seconds 1
+    python -m bench.run --quick --seconds 0.2     # the smoke test's mode
 
-- ``direct``: in-process ``graph.ainvoke`` rate of a trivial graph;
-- ``bare``: a bare FastAPI JSON route over HTTP, same client;
-- floor = 1 / (1/direct + 1/bare); target: LGOS ≥ 0.9 × floor;
-- LGOS Responses and Chat Completions (non-streaming) rates and p50/p99 at
-  concurrency 1 and 16;
-- streaming a 200-chunk answer: the graph's own ``astream`` time, LGOS's total
-  and time to first text delta; target: total ≤ 1.3 × (astream + bare).
+Every figure is measured in one run, on one machine, with one HTTP client
+(aiohttp): ratios are taken against floors measured in the same run, because
+shared machines are noisy. ``docs/benchmarks.md`` explains each figure.
 """
 
 from __future__ import annotations
@@ -18,229 +16,182 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import httpx
-from langchain_core.messages import HumanMessage
+from bench.figures import (
+    Bench,
+    concurrent_streams,
+    conversation_length,
+    graph_size,
+    stream,
+    throughput,
+)
+from bench.harness import ROOT, Server, client_session
+from bench.lifecycle import (
+    Skipped,
+    background_hatchet,
+    background_memory,
+    interrupt_round_trip,
+)
+from bench.memory import memory
+from bench.report import machine, ratios, table
 
-from bench.apps import streaming_graph, trivial_graph
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    """Return a free TCP port on the loopback interface."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """A Uvicorn process serving one of ``bench.apps``."""
-
-    def __init__(self, app: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                app,
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-                "--no-access-log",
-            ],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"{app} did not start")
-
-    def stop(self) -> None:
-        """Terminate the server."""
-        self.process.terminate()
-        self.process.wait(10)
+GROUPS = (
+    "requests",
+    "stream",
+    "interrupt",
+    "background",
+    "graph-size",
+    "conversation",
+    "streams",
+    "memory",
+)
+"""Figure groups ``--only`` selects from; the floors always run."""
 
 
-async def measure(
-    call: Callable[[], Awaitable[Any]], seconds: float, concurrency: int = 1
-) -> dict[str, float]:
-    """Run ``call`` for ``seconds`` from ``concurrency`` workers; rate and latency."""
-    for _ in range(20):  # warm-up
-        await call()
-    latencies: list[float] = []
-    stop = time.perf_counter() + seconds
+def _runners(options: argparse.Namespace) -> dict[str, tuple[str, Any]]:
+    """Group name → (JSON key, coroutine function of a Bench)."""
 
-    async def worker() -> None:
-        while time.perf_counter() < stop:
-            start = time.perf_counter()
-            await call()
-            latencies.append(time.perf_counter() - start)
+    async def background(bench: Bench) -> dict[str, Any]:
+        out: dict[str, Any] = {"memory": await background_memory(bench)}
+        try:
+            out["hatchet"] = await background_hatchet(bench, options.hatchet)
+        except Skipped as exc:
+            out["hatchet"] = {"skipped": str(exc)}
+        return out
 
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    elapsed = time.perf_counter() - started
-    latencies.sort()
     return {
-        "rate": len(latencies) / elapsed,
-        "p50_ms": 1000 * latencies[len(latencies) // 2],
-        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
-        "n": len(latencies),
+        "stream": ("stream", stream),
+        "interrupt": (
+            "interrupt_postgres",
+            lambda bench: interrupt_round_trip(bench, options.postgres_uri),
+        ),
+        "background": ("background", background),
+        "graph-size": ("graph_size", graph_size),
+        "conversation": ("conversation", conversation_length),
+        "streams": ("concurrent_streams", concurrent_streams),
+        "memory": ("memory", memory),
     }
 
 
-async def main(seconds: float, output: Path) -> dict[str, Any]:
-    """Measure every figure for ``seconds`` each; write them to ``output``."""
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def run(options: argparse.Namespace) -> dict[str, Any]:
+    """Measure the floors and the selected groups; return the results JSON.
+
+    Returns:
+        ``{"machine", "settings", "figures", "ratios"}``; a group that cannot
+        run here (no PostgreSQL, no Hatchet engine) holds ``{"skipped": why}``.
+
+    """
+    started = time.perf_counter()
     results: dict[str, Any] = {
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-        }
+        "machine": machine(),
+        "settings": {
+            "seconds": options.seconds,
+            "quick": options.quick,
+            "groups": options.only,
+            "client": "aiohttp",
+        },
+        "figures": {},
     }
-    graph = trivial_graph()
-    messages = {"messages": [HumanMessage("hi")]}
-    results["direct"] = await measure(lambda: graph.ainvoke(messages), seconds)
-
-    bare, lgos = Server("bench.apps:bare_app"), Server("bench.apps:lgos_app")
-    try:
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        async with httpx.AsyncClient(timeout=30, limits=limits) as client:
-            body = {"model": "trivial", "input": "hi"}
-
-            async def bare_call() -> None:
-                (await client.post(f"{bare.base}/bare", json=body)).raise_for_status()
-
-            async def responses_call() -> None:
-                reply = await client.post(f"{lgos.base}/v1/responses", json=body)
-                reply.raise_for_status()
-
-            chat_body = {
-                "model": "trivial",
-                "messages": [{"role": "user", "content": "hi"}],
-            }
-
-            async def chat_call() -> None:
-                reply = await client.post(
-                    f"{lgos.base}/v1/chat/completions", json=chat_body
-                )
-                reply.raise_for_status()
-
-            results["bare"] = await measure(bare_call, seconds)
-            for concurrency in (1, 16):
-                results[f"responses_c{concurrency}"] = await measure(
-                    responses_call, seconds, concurrency
-                )
-                results[f"chat_c{concurrency}"] = await measure(
-                    chat_call, seconds, concurrency
-                )
-            results["bare_c16"] = await measure(bare_call, seconds, 16)
-
-            stream_graph = streaming_graph()
-
-            async def graph_astream() -> None:
-                async for _ in stream_graph.astream(messages, stream_mode="messages"):
-                    pass
-
-            results["stream_graph_astream"] = await measure(graph_astream, seconds)
-            first_delta: list[float] = []
-
-            async def lgos_stream() -> None:
-                start = time.perf_counter()
-                seen = False
-                async with client.stream(
-                    "POST",
-                    f"{lgos.base}/v1/responses",
-                    json={"model": "stream200", "input": "hi", "stream": True},
-                ) as reply:
-                    async for line in reply.aiter_lines():
-                        if not seen and line.startswith(
-                            "event: response.output_text.delta"
-                        ):
-                            first_delta.append(time.perf_counter() - start)
-                            seen = True
-
-            results["stream_lgos"] = await measure(lgos_stream, seconds)
-            first_delta.sort()
-            results["stream_lgos"]["first_delta_p50_ms"] = (
-                1000 * first_delta[len(first_delta) // 2]
-            )
-    finally:
-        bare.stop()
-        lgos.stop()
-
-    direct, bare_rate = results["direct"]["rate"], results["bare"]["rate"]
-    floor = 1 / (1 / direct + 1 / bare_rate)
-    results["floor"] = floor
-    results["ratios"] = {
-        "responses_vs_floor": results["responses_c1"]["rate"] / floor,
-        "chat_vs_floor": results["chat_c1"]["rate"] / floor,
-        "stream_total_vs_target": results["stream_lgos"]["p50_ms"]
-        / (results["stream_graph_astream"]["p50_ms"] + results["bare"]["p50_ms"]),
-    }
+    figures: dict[str, Any] = results["figures"]
+    durations: dict[str, float] = {}
+    runners = _runners(options)
+    with ExitStack() as stack:
+        bare = Server.bare()
+        stack.callback(bare.stop)
+        lgos = Server.lgos()
+        stack.callback(lgos.stop)
+        bare.wait_ready()
+        lgos.wait_ready()
+        async with client_session() as session:
+            bench = Bench(options.seconds, options.quick, session, lgos, bare, figures)
+            with_requests = "requests" in options.only
+            _progress("floors and requests …" if with_requests else "floors …")
+            clock = time.perf_counter()
+            core = await throughput(bench, with_requests)
+            figures["floors"] = core["floors"]
+            if with_requests:
+                figures["requests"] = core["requests"]
+            durations["floors"] = round(time.perf_counter() - clock, 1)
+            for group in options.only:
+                if group == "requests":
+                    continue
+                key, runner = runners[group]
+                _progress(f"{group} …")
+                clock = time.perf_counter()
+                try:
+                    figures[key] = await runner(bench)
+                except Skipped as exc:
+                    figures[key] = {"skipped": str(exc)}
+                    _progress(f"{group}: skipped — {exc}")
+                durations[group] = round(time.perf_counter() - clock, 1)
+    results["ratios"] = ratios(figures)
+    results["settings"]["elapsed_s"] = round(time.perf_counter() - started, 1)
+    results["settings"]["group_seconds"] = durations
     return results
 
 
-def table(results: dict[str, Any]) -> str:
-    """Render the results as a plain-text table with the target ratios."""
-    rows = [("figure", "req/s", "p50 ms", "p99 ms")]
-    for key in (
-        "direct",
-        "bare",
-        "bare_c16",
-        "responses_c1",
-        "chat_c1",
-        "responses_c16",
-        "chat_c16",
-        "stream_graph_astream",
-        "stream_lgos",
-    ):
-        r = results[key]
-        rows.append(
-            (key, f"{r['rate']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}")
-        )
-    width = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = [
-        "  ".join(cell.ljust(width[i]) for i, cell in enumerate(row)) for row in rows
-    ]
-    ratios = results["ratios"]
-    lines += [
-        "",
-        f"floor 1/(1/direct + 1/bare) = {results['floor']:.0f} req/s",
-        f"Responses / floor = {ratios['responses_vs_floor']:.2f}  (target >= 0.90)",
-        f"Chat / floor      = {ratios['chat_vs_floor']:.2f}  (target >= 0.90)",
-        "stream total / (astream + bare) = "
-        f"{ratios['stream_total_vs_target']:.2f}  (target <= 1.30)",
-        "stream first delta p50 = "
-        f"{results['stream_lgos']['first_delta_p50_ms']:.2f} ms",
-    ]
-    return "\n".join(lines)
+def _groups(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(GROUPS))
+    if unknown:
+        msg = f"unknown group(s) {', '.join(unknown)}; choose from {', '.join(GROUPS)}"
+        raise argparse.ArgumentTypeError(msg)
+    return [name for name in GROUPS if name in names]
+
+
+def parser() -> argparse.ArgumentParser:
+    """Build the command-line options of ``python -m bench.run``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run", description="LGOS overhead benchmark."
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="measuring time per figure"
+    )
+    parser.add_argument(
+        "--only",
+        type=_groups,
+        default=list(GROUPS),
+        help=f"comma-separated groups (floors always run): {', '.join(GROUPS)}",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller sweeps and request counts (smoke test)",
+    )
+    parser.add_argument(
+        "--hatchet",
+        action="store_true",
+        help="also measure background runs on Hatchet (needs HATCHET_CLIENT_TOKEN)",
+    )
+    parser.add_argument(
+        "--postgres-uri",
+        help="database for the interrupt figure (default: a temporary database "
+        "on LGOS_TEST_POSTGRES_URI or the local lgos superuser)",
+    )
+    parser.add_argument(
+        "--output", type=Path, default=ROOT / ".data" / "bench.json", help="JSON file"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark, write the JSON, print the tables."""
+    options = parser().parse_args(argv)
+    results = asyncio.run(run(options))
+    options.output.parent.mkdir(parents=True, exist_ok=True)
+    options.output.write_text(json.dumps(results, indent=2))
+    print(table(results))
+    print(f"\nJSON: {options.output} ({results['settings']['elapsed_s']} s)")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="LGOS overhead benchmark.")
-    parser.add_argument("--seconds", type=float, default=5.0, help="per figure")
-    parser.add_argument("--output", type=Path, default=ROOT / ".data" / "bench.json")
-    args = parser.parse_args()
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    results = asyncio.run(main(args.seconds, args.output))
-    args.output.write_text(json.dumps(results, indent=2))
-    print(table(results))
-    print(f"\nJSON: {args.output}")
+    main()

@@ -1,0 +1,216 @@
+"""Durable flows: interrupt pause → resume on PostgreSQL, background runs.
+
+Each figure is set against a plain foreground request of the same graph on
+the same server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import psycopg
+
+from bench.figures import RESPONSES_BODY, Bench
+from bench.harness import (
+    FACTORY,
+    LGOS,
+    Server,
+    compare,
+    encode,
+    get,
+    percentile_ms,
+    post,
+)
+
+ADMIN_URI = os.environ.get(
+    "LGOS_TEST_POSTGRES_URI", "postgresql://lgos:lgos@127.0.0.1:5432/postgres"
+)
+"""Where a temporary database is created when no ``--postgres-uri`` is given."""
+
+HATCHET_VARIABLES = ("HATCHET_CLIENT_TOKEN", "HATCHET_CLIENT_EMBEDDED_BINARY_PATH")
+"""Either one means a Hatchet engine is configured."""
+
+TERMINAL = {"completed", "failed", "cancelled", "incomplete"}
+
+
+class Skipped(Exception):
+    """A figure that cannot run here; the message says why and how to enable it."""
+
+
+@contextmanager
+def postgres_database(uri: str | None) -> Iterator[str]:
+    """Yield ``uri``, or a fresh database on ``ADMIN_URI`` dropped afterwards.
+
+    Raises:
+        Skipped: PostgreSQL is not reachable.
+
+    """
+    if uri:
+        yield uri
+        return
+    name = f"lgos_bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(ADMIN_URI, autocommit=True, connect_timeout=5) as admin:
+            admin.execute(f'create database "{name}"')  # type: ignore[arg-type]
+    except psycopg.OperationalError as exc:
+        msg = (
+            f"PostgreSQL is not reachable at {ADMIN_URI} ({exc}); "
+            "run `bash scripts/ensure-postgres.sh` or pass --postgres-uri"
+        )
+        raise Skipped(msg) from exc
+    try:
+        yield f"{ADMIN_URI.rpartition('/')[0]}/{name}"
+    finally:
+        with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
+            admin.execute(f'drop database if exists "{name}" with (force)')  # type: ignore[arg-type]
+
+
+async def interrupt_round_trip(
+    bench: Bench, postgres_uri: str | None
+) -> dict[str, Any]:
+    """Pause → resume of ``approval`` on ``lgos serve`` with PostgreSQL.
+
+    The round trip is two requests: the one that pauses (checkpoint written,
+    ``lgos_interrupt`` call returned) and the resume (lease, checkpoint read,
+    run to the end, checkpoint deleted). ``plain`` is one request of the same
+    three nodes without the interrupt and checkpointer, on the same server.
+
+    Raises:
+        Skipped: PostgreSQL is not reachable.
+
+    """
+    with postgres_database(postgres_uri) as uri:
+        env = {"LGOS_POSTGRES_URI": uri}
+        with Server.lgos(env=env, name="lgos-postgres") as server:
+            url = f"{server.base}/v1/responses"
+            pause_body = encode({"model": "approval", "input": "x"})
+            legs: dict[str, list[float]] = {"pause": [], "resume": []}
+
+            async def round_trip() -> None:
+                start = time.perf_counter()
+                paused = await post(bench.session, url, pause_body)
+                middle = time.perf_counter()
+                call = next(
+                    item
+                    for item in paused["output"]
+                    if item["type"] == "function_call"
+                    and item["name"] == "lgos_interrupt"
+                )
+                resume = {
+                    "model": "approval",
+                    "previous_response_id": paused["id"],
+                    "input": [
+                        {
+                            "type": "function_call_output",
+                            "call_id": call["call_id"],
+                            "output": "approve",
+                        }
+                    ],
+                }
+                done = await post(bench.session, url, encode(resume))
+                end = time.perf_counter()
+                if done["output"][-1]["content"][0]["text"] != "Decision: approve":
+                    raise RuntimeError("unexpected resume answer")
+                legs["pause"].append(middle - start)
+                legs["resume"].append(end - middle)
+
+            plain = bench.responses_call(
+                {"model": "approval-plain", "input": "x"},
+                text="Decision: approve",
+                base=server.base,
+            )
+            out: dict[str, Any] = await compare(
+                {"plain": plain, "round_trip": round_trip},
+                bench.seconds,
+                warmup=bench.warmup,
+            )
+    for leg, values in legs.items():
+        out[f"{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
+    out["ratio"] = out["round_trip"]["p50_ms"] / out["plain"]["p50_ms"]
+    return out
+
+
+async def _background(bench: Bench, base: str, poll: float) -> dict[str, Any]:
+    """Submit ``trivial`` with ``background=true``, poll until it ends; and plain.
+
+    ``completed`` times submission until a poll (every ``poll`` seconds) sees
+    the run completed; ``plain`` is the same graph in the foreground, on the
+    same server, measured in interleaved rounds.
+    """
+    submit_url = f"{base}/v1/responses"
+    body = encode({**RESPONSES_BODY, "background": True})
+    submits: list[float] = []
+
+    async def submit_and_wait() -> None:
+        start = time.perf_counter()
+        queued = await post(bench.session, submit_url, body)
+        submits.append(time.perf_counter() - start)
+        response = queued
+        deadline = start + 120
+        while response["status"] not in TERMINAL:
+            if time.perf_counter() > deadline:
+                raise RuntimeError("background run still not finished after 120 s")
+            await asyncio.sleep(poll)
+            response = await get(bench.session, f"{submit_url}/{queued['id']}")
+        if response["status"] != "completed" or (
+            response["output"][-1]["content"][0]["text"] != "ok"
+        ):
+            raise RuntimeError(f"background run ended {response['status']}")
+
+    out: dict[str, Any] = await compare(
+        {
+            "plain": bench.responses_call(RESPONSES_BODY, base=base),
+            "completed": submit_and_wait,
+        },
+        bench.seconds,
+        warmup=bench.warmup,
+    )
+    out["poll_interval_ms"] = 1000 * poll
+    out["submit_p50_ms"] = percentile_ms(submits[bench.warmup :], 0.5)
+    out["ratio"] = out["completed"]["p50_ms"] / out["plain"]["p50_ms"]
+    return out
+
+
+async def background_memory(bench: Bench) -> dict[str, Any]:
+    """Background submit → completed on the in-memory engine vs a plain request.
+
+    ``completed`` times submission until a poll (every millisecond) sees the
+    run completed; ``plain`` is the same graph (``trivial``) in the foreground.
+    """
+    return await _background(bench, bench.lgos.base, poll=0.001)
+
+
+async def background_hatchet(bench: Bench, requested: bool) -> dict[str, Any]:
+    """Measure the same with ``LGOS_BACKGROUND_ENGINE=hatchet`` and ``lgos worker``.
+
+    Needs a Hatchet engine configured through ``HATCHET_CLIENT_*`` variables
+    (``HATCHET_CLIENT_TOKEN``, or ``HATCHET_CLIENT_EMBEDDED_BINARY_PATH``
+    for the SDK's embedded mode); both processes inherit them. Polls every
+    20 ms.
+
+    Raises:
+        Skipped: Not requested (``--hatchet``), or no engine configured.
+
+    """
+    if not requested:
+        raise Skipped("pass --hatchet (with a Hatchet engine configured) to measure it")
+    if not any(os.environ.get(name) for name in HATCHET_VARIABLES):
+        msg = (
+            "no Hatchet engine is configured: set HATCHET_CLIENT_TOKEN (and the "
+            "other HATCHET_CLIENT_* variables of your engine), or "
+            "HATCHET_CLIENT_EMBEDDED_BINARY_PATH for the embedded engine"
+        )
+        raise Skipped(msg)
+    env = {"LGOS_BACKGROUND_ENGINE": "hatchet"}
+    with ExitStack() as stack:
+        stack.enter_context(
+            Server([LGOS, "worker", FACTORY], ready_path=None, name="hatchet-worker")
+        )
+        server = stack.enter_context(Server.lgos(env=env, name="lgos-hatchet"))
+        return await _background(bench, server.base, poll=0.02)

@@ -1,0 +1,374 @@
+"""Machine description, target ratios and the printed table."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import psutil
+
+from bench.harness import ROOT
+
+PACKAGES = (
+    "langgraph-openai-serve",
+    "langgraph",
+    "langchain-core",
+    "fastapi",
+    "starlette",
+    "pydantic",
+    "uvicorn",
+    "sse-starlette",
+    "orjson",
+    "aiohttp",
+    "psycopg",
+    "hatchet-sdk",
+)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def _version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def machine() -> dict[str, Any]:
+    """CPU, cores, memory, Python, package versions, date, commit and load."""
+    return {
+        "cpu_model": _cpu_model(),
+        "logical_cores": os.cpu_count(),
+        "physical_cores": psutil.cpu_count(logical=False),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "git_commit": _git("rev-parse", "--short", "HEAD"),
+        "git_dirty": bool(_git("status", "--porcelain")),
+        "load_average_at_start": list(os.getloadavg()),
+        "packages": {name: _version(name) for name in PACKAGES},
+    }
+
+
+def _ratio(
+    value: float, target: str | None, definition: str
+) -> dict[str, float | str | bool | None]:
+    meets = None
+    if target is not None:
+        bound = float(target.split()[1])
+        meets = value >= bound if target.startswith(">=") else value <= bound
+    return {"value": value, "target": target, "meets": meets, "definition": definition}
+
+
+def ratios(figures: dict[str, Any]) -> dict[str, Any]:
+    """Compute the target ratios of the figures present (value, target, verdict)."""
+    out: dict[str, Any] = {}
+    floors = figures["floors"]
+    if "requests" in figures:
+        for name in ("responses", "chat"):
+            for suffix, floor_key in (("c1", "floor"), ("c16", "floor_c16")):
+                out[f"{name}_{suffix}_vs_floor"] = _ratio(
+                    figures["requests"][f"{name}_{suffix}"]["rate"] / floors[floor_key],
+                    ">= 0.90",
+                    f"{name} rate at {suffix} / 1/(1/direct + 1/bare) at {suffix}",
+                )
+    for name, data in figures.get("requests", {}).items():
+        suffix = name.rpartition("_")[2]
+        direct = floors["direct" if suffix == "c1" else f"direct_{suffix}"]
+        bare = floors["bare" if suffix == "c1" else f"bare_{suffix}"]
+        if "cpu_ms" not in data or "cpu_ms" not in bare or name.startswith("runner"):
+            continue
+        out[f"{name}_cpu_floor_share"] = _ratio(
+            (direct["cpu_ms"] + bare["cpu_ms"]) / data["cpu_ms"],
+            None,
+            f"(direct CPU + bare server CPU) / LGOS server CPU, per request, {suffix}",
+        )
+    if "runner_c1" in figures.get("requests", {}):
+        out["runner_c1_vs_direct"] = _ratio(
+            figures["requests"]["runner_c1"]["rate"] / floors["direct"]["rate"],
+            None,
+            "in-process run_langgraph rate / graph.ainvoke rate (no HTTP)",
+        )
+    if "stream" in figures:
+        stream = figures["stream"]
+        graph_time = stream["astream"]["p50_ms"] + floors["bare"]["p50_ms"]
+        graph_first = stream["astream"]["first_p50_ms"] + floors["bare"]["p50_ms"]
+        for name in ("responses", "chat"):
+            out[f"stream_{name}_total_vs_astream_bare"] = _ratio(
+                stream[name]["p50_ms"] / graph_time,
+                "<= 1.30",
+                f"{name} stream total p50 / (astream p50 + bare p50)",
+            )
+            if "cpu_ms" in stream[name] and "cpu_ms" in floors["bare"]:
+                out[f"stream_{name}_cpu_vs_astream_bare"] = _ratio(
+                    stream[name]["cpu_ms"]
+                    / (stream["astream"]["cpu_ms"] + floors["bare"]["cpu_ms"]),
+                    None,
+                    f"LGOS server CPU per {name} stream / (astream CPU + bare CPU)",
+                )
+            out[f"stream_{name}_first_delta_vs_astream_bare"] = _ratio(
+                stream[name]["first_p50_ms"] / graph_first,
+                None,
+                f"{name} first text delta p50 / (astream first chunk p50 + bare p50)",
+            )
+    interrupt = figures.get("interrupt_postgres", {})
+    if "ratio" in interrupt:
+        out["interrupt_round_trip_vs_plain"] = _ratio(
+            interrupt["ratio"], None, "pause + resume p50 / plain request p50"
+        )
+    for engine, data in figures.get("background", {}).items():
+        if "ratio" in data:
+            out[f"background_{engine}_vs_plain"] = _ratio(
+                data["ratio"], None, "submit → completed p50 / plain request p50"
+            )
+    return out
+
+
+def _rows(rows: list[tuple[str, ...]]) -> list[str]:
+    width = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width[i]) for i, cell in enumerate(row)).rstrip()
+        for row in rows
+    ]
+
+
+def _stat(name: str, data: dict[str, Any], extra: str = "") -> tuple[str, ...]:
+    cpu = data.get("cpu_ms")
+    return (
+        name,
+        str(data["concurrency"]),
+        f"{data['rate']:.0f}",
+        f"{data['p50_ms']:.2f}",
+        f"{data['p99_ms']:.2f}",
+        "" if cpu is None else f"{cpu:.3f}",
+        extra,
+    )
+
+
+HEADER = ("figure", "conc", "req/s", "p50 ms", "p99 ms", "cpu ms", "")
+
+
+def _throughput(figures: dict[str, Any]) -> list[str]:
+    rows: list[tuple[str, ...]] = [HEADER]
+    floors = figures["floors"]
+    for key in ("direct", "bare", "direct_c16", "bare_c16"):
+        rows.append(_stat(key, floors[key]))
+    for key, data in figures.get("requests", {}).items():
+        rows.append(_stat(key, data))
+    stream = figures.get("stream")
+    if stream:
+        for key in ("astream", "astream_lgos_modes", "responses", "chat"):
+            first = f"first text {stream[key]['first_p50_ms']:.2f} ms"
+            rows.append(_stat(f"stream {key}", stream[key], first))
+    lines = _rows(rows)
+    lines.append(
+        f"floor c1 = {floors['floor']:.0f} req/s, "
+        f"floor c16 = {floors['floor_c16']:.0f} req/s  (1/(1/direct + 1/bare))"
+    )
+    return lines
+
+
+def _lifecycle(figures: dict[str, Any]) -> list[str]:
+    rows: list[tuple[str, ...]] = [HEADER]
+    notes: list[str] = []
+    interrupt = figures.get("interrupt_postgres")
+    if interrupt is not None and "skipped" in interrupt:
+        notes.append(f"interrupt (PostgreSQL): skipped — {interrupt['skipped']}")
+    elif interrupt is not None:
+        rows.append(_stat("interrupt plain", interrupt["plain"]))
+        legs = (
+            f"pause {interrupt['pause_p50_ms']:.2f} + "
+            f"resume {interrupt['resume_p50_ms']:.2f} ms"
+        )
+        rows.append(_stat("interrupt pause→resume", interrupt["round_trip"], legs))
+    for engine, data in figures.get("background", {}).items():
+        if "skipped" in data:
+            notes.append(f"background ({engine}): skipped — {data['skipped']}")
+            continue
+        rows.append(_stat(f"background {engine} plain", data["plain"]))
+        submit = f"submit {data['submit_p50_ms']:.2f} ms"
+        rows.append(_stat(f"background {engine} →done", data["completed"], submit))
+    return ([*_rows(rows)] if len(rows) > 1 else []) + notes
+
+
+def _scaling(figures: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    sizes = figures.get("graph_size")
+    if sizes:
+        rows: list[tuple[str, ...]] = [
+            ("nodes", "direct/s", "lgos/s", "floor/s", "lgos/floor")
+        ]
+        for size, data in sizes.items():
+            rows.append(
+                (
+                    size,
+                    f"{data['direct']['rate']:.0f}",
+                    f"{data['responses']['rate']:.0f}",
+                    f"{data['floor']:.0f}",
+                    f"{data['ratio']:.2f}",
+                )
+            )
+        lines += ["", *_rows(rows)]
+    lengths = figures.get("conversation")
+    if lengths:
+        rows = [("messages", "direct/s", "bare/s", "lgos/s", "floor/s", "lgos/floor")]
+        for length, data in lengths.items():
+            rows.append(
+                (
+                    length,
+                    f"{data['direct']['rate']:.0f}",
+                    f"{data['bare']['rate']:.0f}",
+                    f"{data['responses']['rate']:.0f}",
+                    f"{data['floor']:.0f}",
+                    f"{data['ratio']:.2f}",
+                )
+            )
+        lines += ["", *_rows(rows)]
+    streams = figures.get("concurrent_streams")
+    if streams:
+        rows = [("streams", "streams/s", "chunks/s", "p50 ms", "first p50 ms")]
+        for level, data in streams.items():
+            rows.append(
+                (
+                    level,
+                    f"{data['rate']:.1f}",
+                    f"{data['chunks_per_s']:.0f}",
+                    f"{data['p50_ms']:.1f}",
+                    f"{data['first_p50_ms']:.1f}",
+                )
+            )
+        lines += ["", *_rows(rows)]
+    return lines
+
+
+def _memory(figures: dict[str, Any]) -> list[str]:
+    data = figures.get("memory")
+    if not data:
+        return []
+    idle, grow = data["idle_streams"], data["growth"]
+    samples = ", ".join(f"{value:.0f}" for value in grow["samples_mb"])
+    return [
+        "",
+        f"idle streams: {idle['streams']} open: RSS {idle['rss_before_mb']:.1f} → "
+        f"{idle['rss_open_mb']:.1f} MiB ({idle['kb_per_stream']:.0f} KiB/stream), "
+        f"{idle['rss_after_close_mb']:.1f} MiB after they closed",
+        f"growth: {grow['requests']} requests after {grow['warmup_requests']} "
+        f"warm-up: RSS {grow['rss_after_warmup_mb']:.1f} → "
+        f"{grow['rss_end_mb']:.1f} MiB ({grow['growth_per_1000_mb']:+.3f} MiB/1000); "
+        f"samples {samples}",
+    ]
+
+
+def _ratio_lines(ratios_: dict[str, Any]) -> list[str]:
+    rows: list[tuple[str, ...]] = [("ratio", "value", "target", "meets")]
+    for name, data in ratios_.items():
+        verdict = {True: "yes", False: "NO", None: "-"}[data["meets"]]
+        rows.append((name, f"{data['value']:.2f}", data["target"] or "-", verdict))
+    return _rows(rows)
+
+
+def table(results: dict[str, Any]) -> str:
+    """Render the results as plain-text tables (throughput, ratios, the rest)."""
+    figures = results["figures"]
+    info = results["machine"]
+    lines = [
+        f"LGOS benchmark — {info['cpu_model']}, {info['logical_cores']} cores, "
+        f"Python {info['python']}, {info['date']}",
+        "",
+        *_throughput(figures),
+        "",
+        *_ratio_lines(results["ratios"]),
+    ]
+    lifecycle = _lifecycle(figures)
+    if lifecycle:
+        lines += ["", *lifecycle]
+    lines += _scaling(figures) + _memory(figures)
+    return "\n".join(lines)
+
+
+def _md(rows: list[tuple[str, ...]]) -> list[str]:
+    header, *body = rows
+    return [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join("---" for _ in header) + " |",
+        *("| " + " | ".join(row) + " |" for row in body),
+    ]
+
+
+def _md_stat(name: str, data: dict[str, Any], extra: str = "") -> tuple[str, ...]:
+    return _stat(f"`{name}`", data, extra)
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """Render the results as Markdown tables (for ``docs/benchmarks.md``)."""
+    figures, info = results["figures"], results["machine"]
+    floors = figures["floors"]
+    packages = ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v)
+    out = [
+        f"Measured {info['date']} on {info['cpu_model']} ({info['logical_cores']} "
+        f"cores, {info['memory_gb']} GiB), Python {info['python']}, "
+        f"commit `{info['git_commit']}`{' (uncommitted changes)' * info['git_dirty']}, "
+        f"`--seconds {results['settings']['seconds']}`, load average at start "
+        f"{info['load_average_at_start'][0]:.1f}. Packages: {packages}.",
+        "",
+    ]
+    rows: list[tuple[str, ...]] = [(*HEADER[:-1], "note")]
+    for key in ("direct", "bare", "direct_c16", "bare_c16"):
+        rows.append(_md_stat(key, floors[key]))
+    for key, data in figures.get("requests", {}).items():
+        rows.append(_md_stat(key, data))
+    stream = figures.get("stream")
+    if stream:
+        for key in ("astream", "astream_lgos_modes", "responses", "chat"):
+            first = f"first text {stream[key]['first_p50_ms']:.2f} ms"
+            rows.append(_md_stat(f"stream {key}", stream[key], first))
+    out += _md(rows)
+    out += [
+        "",
+        f"Floors: c1 {floors['floor']:.0f} req/s, c16 {floors['floor_c16']:.0f} req/s.",
+        "",
+    ]
+    ratio_rows: list[tuple[str, ...]] = [("ratio", "value", "target", "meets")]
+    for name, data in results["ratios"].items():
+        verdict = {True: "yes", False: "**no**", None: "–"}[data["meets"]]
+        ratio_rows.append(
+            (f"`{name}`", f"{data['value']:.2f}", data["target"] or "–", verdict)
+        )
+    out += [*_md(ratio_rows), ""]
+    for block in (_lifecycle(figures), _scaling(figures), _memory(figures)):
+        text = "\n".join(block).strip("\n")
+        if text:
+            out += ["```text", text, "```", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+    from pathlib import Path
+
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / ".data" / "bench.json")
+    print(markdown(json.loads(path.read_text())), end="")
