@@ -108,3 +108,30 @@ def interrupt_registry(
 def serve_interrupt_registry(resources: Any) -> GraphRegistry:
     """Registry factory for ``lgos serve`` (checkpointer from the server)."""
     return interrupt_registry(resources.checkpointer, resources.run_coordinator)
+
+
+def serve_background_registry(resources: Any) -> GraphRegistry:
+    """Registry factory for ``lgos serve``/``lgos worker`` with background runs.
+
+    ``approval`` pauses for a decision and runs in either mode (a ``slow``
+    decision sleeps for a minute in its last node); ``echo`` answers at once.
+    """
+    from lgos_demo_api.offline import OfflineChatModel
+    from tests.lgos.graphs import echo_responder, model_graph
+
+    both = frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND})
+    return GraphRegistry(
+        graphs={
+            "approval": GraphConfig(
+                graph=approval_graph(resources.checkpointer, Counter()),
+                description="Asks for one approval; runs in the background too.",
+                features=both,
+            ),
+            "echo": GraphConfig(
+                graph=model_graph(OfflineChatModel(responder=echo_responder)),
+                description="Echoes the last user message.",
+                features=frozenset({GraphFeature.BACKGROUND}),
+            ),
+        },
+        run_coordinator=resources.run_coordinator,
+    )

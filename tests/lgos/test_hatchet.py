@@ -1,9 +1,10 @@
 """The Hatchet adapter at the SDK boundary.
 
-No Hatchet engine runs here (its embedded sidecar cannot be built on this
-machine), so the task is executed with the SDK's own ``aio_mock_run`` test
-hook, and the backend talks to a small in-process stand-in for Hatchet's
-trigger and runs clients that behaves as the SDK documents.
+Fast tests without an engine: the task is executed with the SDK's own
+``aio_mock_run`` test hook, and the backend talks to a small in-process
+stand-in for Hatchet's trigger and runs clients that behaves as the real
+engine does. ``tests/integration/test_hatchet_engine.py`` runs the same
+behaviour against a real Hatchet engine.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from fastapi import FastAPI
 from hatchet_sdk import ClientConfig, Hatchet
 from hatchet_sdk.clients.rest.models.v1_task_status import V1TaskStatus
+from hatchet_sdk.exceptions import IdempotencyCollisionError
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve import (
@@ -33,6 +35,7 @@ from langgraph_openai_serve.background import new_job
 from langgraph_openai_serve.integrations.hatchet import (
     BackgroundTaskInput,
     HatchetBackgroundBackend,
+    WorkerLostError,
     create_hatchet_task,
 )
 from lgos_demo_api.offline import OfflineChatModel
@@ -99,6 +102,9 @@ async def test_task_runs_the_job_with_the_lifespan_registry() -> None:
     assert response["output"][-1]["content"][0]["text"] == "Echo: from hatchet"
     with pytest.raises(TypeError, match="lifespan must yield"):
         await task.aio_mock_run(task_input, lifespan=None)
+    # A second attempt means Hatchet took the task from a worker that died.
+    with pytest.raises(WorkerLostError, match="stopped before it finished"):
+        await task.aio_mock_run(task_input, lifespan=registry(), retry_count=1)
 
 
 class FakeHatchet:
@@ -118,11 +124,20 @@ class FakeHatchet:
     ) -> Any:
         assert wait_for_result is False
         if (existing := self.keys.get(task_input.idempotency_key)) is not None:
-            return SimpleNamespace(workflow_run_id=existing)
+            # What the engine does (seen against a real one): refuse the trigger.
+            raise IdempotencyCollisionError(existing_run_external_id=existing)
         run_id = str(uuid.uuid4())
         self.keys[task_input.idempotency_key] = run_id
+        # Hatchet's REST API wraps the task input with the trigger's details.
         record = SimpleNamespace(
-            status=V1TaskStatus.QUEUED, input=task_input.model_dump(), output={}
+            status=V1TaskStatus.QUEUED,
+            input={
+                "input": task_input.model_dump(),
+                "overrides": None,
+                "parents": {},
+                "triggered_by": "manual",
+            },
+            output={},
         )
         self.records[run_id] = record
         self.jobs[run_id] = asyncio.create_task(self._work(run_id, task_input))

@@ -20,14 +20,18 @@ module.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 import uuid
+from collections import OrderedDict
 from datetime import timedelta
 from typing import Any
 
 try:
     from hatchet_sdk import Context, Hatchet, TTLBasedIdempotencyConfig
     from hatchet_sdk.clients.rest.models.v1_task_status import V1TaskStatus
+    from hatchet_sdk.exceptions import IdempotencyCollisionError
 except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[hatchet] for the Hatchet adapter."
     raise ImportError(msg) from exc
@@ -38,12 +42,14 @@ from langgraph_openai_serve.background import (
     BackgroundRun,
     execute_background_job,
 )
+from langgraph_openai_serve.errors import OpenAIHTTPException
 from langgraph_openai_serve.graph.registry import GraphRegistry
 
 __all__ = [
     "TASK_NAME",
     "BackgroundTaskInput",
     "HatchetBackgroundBackend",
+    "WorkerLostError",
     "create_hatchet_task",
     "hatchet_client",
     "run_worker",
@@ -53,6 +59,14 @@ TASK_NAME = "lgos-background-response"
 SCHEDULE_TIMEOUT = timedelta(minutes=30)
 EXECUTION_TIMEOUT = timedelta(hours=1)
 IDEMPOTENCY_TTL = timedelta(hours=24)
+# How long a submitting process vouches for its runs before Hatchet shows them.
+RECENT_SECONDS = 60.0
+RECENT_RUNS = 10_000
+# How long a retry waits for Hatchet to show the run its key started.
+COLLISION_WAIT_SECONDS = 15.0
+# How long a cancel waits for Hatchet to report the run finished.
+CANCEL_WAIT_SECONDS = 10.0
+_ACTIVE = frozenset({"queued", "in_progress"})
 
 _STATUSES = {
     V1TaskStatus.QUEUED: "queued",
@@ -117,10 +131,29 @@ def create_hatchet_task(
         if not isinstance(registry, GraphRegistry):
             msg = "The Hatchet worker lifespan must yield the GraphRegistry."
             raise TypeError(msg)
+        if ctx.retry_count > 0:
+            # The task has no retries, so a later attempt means Hatchet handed
+            # it over from a worker that stopped mid-run (or someone retried
+            # it by hand): a graph run is never repeated.
+            raise WorkerLostError(WorkerLostError.MESSAGE)
         job = BackgroundJob(**task_input.job)
         return await execute_background_job(job, ctx.workflow_run_id, registry)
 
     return run_background_response
+
+
+class WorkerLostError(RuntimeError):
+    """A background run's worker stopped mid-run; Hatchet handed it to another.
+
+    Hatchet reassigns the task of a worker that stops heartbeating (the next
+    attempt has a higher ``retry_count``). Running the graph again could
+    repeat side effects already done, so the task fails instead and the
+    Response ends ``failed``. Engines started by LGOS's sidecar or Compose
+    stack also set ``SERVER_MAX_INTERNAL_RETRY_COUNT=0``, so Hatchet fails
+    such a task itself once the worker misses its heartbeats for 30 seconds.
+    """
+
+    MESSAGE = "The worker running this background response stopped before it finished."
 
 
 def _task_output(output: Any, name: str) -> dict[str, Any] | None:
@@ -151,26 +184,84 @@ class HatchetBackgroundBackend:
     def __init__(self, task: Any, runs: Any) -> None:
         self._task = task
         self._runs = runs
+        # Runs this process submitted, by ID: Hatchet's REST API shows a run
+        # only after its engine has processed the trigger (about a second), and
+        # a poll or retry in that window must still find it.
+        self._recent: OrderedDict[str, tuple[float, BackgroundJob]] = OrderedDict()
+
+    def _remember(self, run_id: str, job: BackgroundJob) -> None:
+        now = time.monotonic()
+        self._recent[run_id] = (now, job)
+        while self._recent:
+            oldest, (since, _) = next(iter(self._recent.items()))
+            if len(self._recent) <= RECENT_RUNS and now - since <= RECENT_SECONDS:
+                break
+            del self._recent[oldest]
+
+    def _recent_job(self, run_id: str) -> BackgroundJob | None:
+        entry = self._recent.get(run_id)
+        if entry is None or time.monotonic() - entry[0] > RECENT_SECONDS:
+            return None
+        return entry[1]
 
     async def submit(self, job: BackgroundJob) -> BackgroundRun:
-        """Trigger the task; Hatchet's idempotency key dedupes retries."""
+        """Trigger the task, or return the run an earlier submit of this key started.
+
+        Hatchet refuses a second trigger with the same idempotency key within
+        its TTL (``IdempotencyCollisionError``, naming the existing run); the
+        caller compares that run's job with ``job`` to tell a retry from a
+        reused key.
+
+        Raises:
+            OpenAIHTTPException: 503 when Hatchet names an earlier run that its
+                API does not show within ``COLLISION_WAIT_SECONDS``.
+
+        """
         task_input = BackgroundTaskInput(
             job=_job_json(job), idempotency_key=job.idempotency_key
         )
-        ref = await self._task.aio_run(task_input, wait_for_result=False)
-        run = await self.get(ref.workflow_run_id)
-        return run or BackgroundRun(id=str(ref.workflow_run_id), job=job)
+        try:
+            ref = await self._task.aio_run(task_input, wait_for_result=False)
+        except IdempotencyCollisionError as collision:
+            return await self._existing(str(collision.existing_run_external_id))
+        run_id = str(ref.workflow_run_id)
+        self._remember(run_id, job)
+        return BackgroundRun(id=run_id, job=job)
+
+    async def _existing(self, run_id: str) -> BackgroundRun:
+        deadline = time.monotonic() + COLLISION_WAIT_SECONDS
+        while (run := await self.get(run_id)) is None:
+            if time.monotonic() > deadline:
+                raise OpenAIHTTPException(
+                    "The run this Idempotency-Key started is not visible yet; "
+                    "retry the request.",
+                    status_code=503,
+                    type="server_error",
+                    code="idempotency_key_pending",
+                )
+            await asyncio.sleep(0.2)
+        return run
 
     async def get(self, run_id: str) -> BackgroundRun | None:
-        """Read one run from Hatchet, or None when it has no such run."""
+        """Read one run from Hatchet, or None when it has no such run.
+
+        A run this process submitted that Hatchet's API does not show yet is
+        reported as queued.
+        """
         try:
             uuid.UUID(run_id)
-            details = await self._runs.aio_get(run_id)
-        except Exception:  # an unknown ID, or a run of another workflow
+        except ValueError:
             return None
+        try:
+            details = await self._runs.aio_get(run_id)
+        except Exception:  # not (yet) visible, or not a Hatchet run ID at all
+            job = self._recent_job(run_id)
+            return None if job is None else BackgroundRun(id=run_id, job=job)
         record = details.run
         try:
-            task_input = BackgroundTaskInput.model_validate(record.input)
+            task_input = BackgroundTaskInput.model_validate(
+                _trigger_input(record.input)
+            )
         except ValueError:
             return None
         run = BackgroundRun(id=run_id, job=BackgroundJob(**task_input.job))
@@ -183,10 +274,33 @@ class HatchetBackgroundBackend:
         return run
 
     async def cancel(self, run_id: str) -> None:
-        """Cancel a queued or running run; Hatchet keeps finished outcomes."""
+        """Cancel a queued or running run; Hatchet keeps finished outcomes.
+
+        Returns once Hatchet's API reports the run finished (cancelled, or
+        the outcome it reached first), or after ``CANCEL_WAIT_SECONDS``: the
+        engine applies a cancellation asynchronously.
+        """
         run = await self.get(run_id)
-        if run is not None and run.status in {"queued", "in_progress"}:
-            await self._runs.aio_cancel(run_id)
+        if run is None or run.status not in _ACTIVE:
+            return
+        await self._runs.aio_cancel(run_id)
+        deadline = time.monotonic() + CANCEL_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            run = await self.get(run_id)
+            if run is None or run.status not in _ACTIVE:
+                return
+
+
+def _trigger_input(payload: Any) -> Any:
+    """Return the task input in a run's ``input`` as Hatchet's API reports it.
+
+    The REST API wraps it with the trigger's details: ``{"input": {...},
+    "triggered_by": ..., "parents": ..., ...}``.
+    """
+    if isinstance(payload, dict) and "job" not in payload:
+        return payload.get("input")
+    return payload
 
 
 def _job_json(job: BackgroundJob) -> dict[str, Any]:
