@@ -34,3 +34,13 @@ def postgres_uri() -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
             admin.execute(f'drop database if exists "{name}" with (force)')
+
+
+def thread_count(uri: str) -> int:
+    """Checkpointed LangGraph threads left in the database at ``uri``."""
+    with psycopg.connect(uri) as conn:
+        row = conn.execute(
+            "select count(distinct thread_id) from checkpoints"
+        ).fetchone()
+        assert row is not None
+        return row[0]

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from lgos_chainlit.__main__ import _option as option  # noqa: F401 - the UI's own `--name value` rule, for the tests
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "compose.yaml"
 ENV_EXAMPLE = ROOT / ".env.example"
@@ -163,17 +165,6 @@ def argv(value: str | list[str] | None) -> list[str]:
     if value is None:
         return []
     return shlex.split(value) if isinstance(value, str) else [str(v) for v in value]
-
-
-def option(args: list[str], name: str) -> str | None:
-    """The value of `--name value` or `--name=value` in `args` (last wins)."""
-    value = None
-    for index, arg in enumerate(args):
-        if arg == name and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith(f"{name}="):
-            value = arg.split("=", 1)[1]
-    return value
 
 
 def healthcheck_urls(service: dict[str, Any]) -> list[str]:

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 from openai import ConflictError, OpenAI
 
 from tests.hatchet import hatchet_engine  # noqa: F401 - session fixture
+from tests.pg import thread_count
 from tests.procs import free_port, lgos_command, running
 
 FACTORY = "tests.lgos.interrupt_graphs:serve_background_registry"
@@ -119,16 +119,6 @@ def answer_once_free(
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
-
-
-def thread_count(uri: str) -> int:
-    """Checkpointed LangGraph threads left in LGOS's PostgreSQL database."""
-    with psycopg.connect(uri) as conn:
-        row = conn.execute(
-            "select count(distinct thread_id) from checkpoints"
-        ).fetchone()
-        assert row is not None
-        return row[0]
 
 
 @pytest.fixture

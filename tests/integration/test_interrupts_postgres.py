@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 from openai import OpenAI
 
+from tests.pg import thread_count
 from tests.procs import free_port, lgos_command, running
 
 FACTORY = "tests.lgos.interrupt_graphs:serve_interrupt_registry"
@@ -108,15 +108,6 @@ def test_twenty_concurrent_resumes_run_once(two_servers: list[str]) -> None:
     assert replay.json()["error"]["code"] == "interrupt_state_conflict"
 
 
-def _thread_count(uri: str) -> int:
-    with psycopg.connect(uri) as conn:
-        row = conn.execute(
-            "select count(distinct thread_id) from checkpoints"
-        ).fetchone()
-        assert row is not None
-        return row[0]
-
-
 def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None:
     port_a, port_b = free_port(), free_port()
     with serve(postgres_uri, tmp_path / "b.log", port_b):
@@ -165,7 +156,7 @@ def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None
 
         # An orphaned pause (its client went away) is removed by the sweep.
         b.responses.create(model="approval", input="abandoned")
-        assert _thread_count(postgres_uri) == 1
+        assert thread_count(postgres_uri) == 1
     from langgraph_openai_serve.graph.interrupt import delete_expired_interrupt_runs
     from langgraph_openai_serve.server import ServerSettings, open_resources
 
@@ -179,4 +170,4 @@ def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None
             )
 
     assert asyncio.run(sweep()) == 1
-    assert _thread_count(postgres_uri) == 0
+    assert thread_count(postgres_uri) == 0
