@@ -143,7 +143,9 @@ def test_images_are_pinned_and_python_services_share_one_build(compose: dict) ->
         assert tag != "latest" and re.match(r"v?\d+\.\d+", tag), f"{name}: {image}"
     # The same engine version the tests run (scripts/hatchet/go.mod pins it).
     go_mod = (ROOT / "scripts" / "hatchet" / "go.mod").read_text()
-    [engine] = re.findall(r"^require github.com/hatchet-dev/hatchet (v\S+)$", go_mod, re.M)
+    [engine] = re.findall(
+        r"^require github.com/hatchet-dev/hatchet (v\S+)$", go_mod, re.M
+    )
     assert compose["services"]["hatchet-lite"]["image"] == (
         f"ghcr.io/hatchet-dev/hatchet/hatchet-lite:{engine}"
     )
