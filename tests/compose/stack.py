@@ -9,6 +9,7 @@ the containers would really get.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -25,7 +26,11 @@ ENV_EXAMPLE = ROOT / ".env.example"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 DEMO_SCRIPT = ROOT / "scripts" / "demo.sh"
-COMPOSE_SPEC = ROOT.parent / "shared" / "contracts" / "compose-spec.json"
+# The published Compose JSON Schema, where the OpenAI document lives too
+# (tests/contract/openapi.py); COMPOSE_SPEC_PATH overrides it.
+COMPOSE_SPEC = Path(
+    os.environ.get("COMPOSE_SPEC_PATH", "/work/shared/contracts/compose-spec.json")
+)
 
 # $$ | ${NAME<op>arg} | ${NAME} | $NAME
 _TOKEN = re.compile(
