@@ -90,7 +90,8 @@ def test_pause_survives_a_reload_and_is_answered_from_history(
         "The refund request “Refund order 42: the kettle arrived broken.” was "
         "approved by the manager."
     )
-    expect(choice(page, "approve")).to_have_count(0)
+    # The buttons go once the UI has seen the resume finish (slow under load).
+    expect(choice(page, "approve")).to_have_count(0, timeout=UI_TIMEOUT_MS)
     answered = page.locator(ANSWERS, has_text="Your answer: approve")
     expect(answered).to_have_count(1)
 
