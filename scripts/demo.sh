@@ -144,6 +144,11 @@ run_local() {
     export DEMO_CHAINLIT_OPENAI_BASE_URL="${DEMO_CHAINLIT_OPENAI_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1}"
     export DEMO_FILES_HOST="${DEMO_FILES_HOST:-127.0.0.1}"
     export DEMO_FILES_PORT="${DEMO_FILES_PORT:-8003}"
+    export DEMO_CORPUS_PORT="${DEMO_CORPUS_PORT:-8002}"
+    # The services' addresses follow their ports unless set explicitly.
+    export DEMO_API_CORPUS_BASE_URL="${DEMO_API_CORPUS_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_CORPUS_PORT}}"
+    export DEMO_API_FILES_BASE_URL="${DEMO_API_FILES_BASE_URL:-http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1}"
+    export DEMO_CHAINLIT_FILES_BASE_URL="${DEMO_CHAINLIT_FILES_BASE_URL:-http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1}"
     local model="offline demo model (no API key needed)"
     if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then
         model="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"
@@ -153,7 +158,8 @@ run_local() {
     echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
     echo "  Chat UI (Chainlit):    http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
     echo "  OpenAI-compatible API: ${DEMO_CHAINLIT_OPENAI_BASE_URL}"
-    echo "  Files service:         http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1"
+    echo "  Files service:         ${DEMO_API_FILES_BASE_URL}"
+    echo "  Search corpus pages:   ${DEMO_API_CORPUS_BASE_URL}"
     echo "  Command: ${command[*]}"
     echo "Press Ctrl-C to stop everything."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
