@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 from starlette.middleware import Middleware
-from starlette.routing import Mount
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
 
 from langgraph_openai_serve.api.chat.routes import router as chat_router
 from langgraph_openai_serve.api.errors import configure_openai_error_handlers
@@ -24,10 +28,74 @@ from langgraph_openai_serve.settings import LgosSettings, normalize_openai_api_p
 __all__ = ["LanggraphOpenaiServe", "get_version"]
 
 _TITLE = "LangGraph OpenAI Serve"
+_ROUTERS = (models_router, responses_router, chat_router, health_router)
 
 
 def _default_scope(_request: Request) -> str:
     return DEFAULT_CHECKPOINT_SCOPE
+
+
+def _lean_route(route: APIRoute) -> Route:
+    """Serve an ``APIRoute``'s endpoint as a plain Starlette ``Route``.
+
+    The endpoints take the ``Request`` (and string path parameters) and
+    return a ``Response``, so FastAPI's per-request dependency solving and
+    response handling have nothing to do: skipping them saves their cost on
+    every request. The methods stay exactly the route's (Starlette would add
+    ``HEAD`` to ``GET``).
+    """
+    endpoint = route.endpoint
+    names = [
+        name for name in inspect.signature(endpoint).parameters if name != "request"
+    ]
+
+    async def with_path_params(request: Request) -> Response:
+        params = request.path_params
+        return await endpoint(request=request, **{n: params[n] for n in names})
+
+    methods = set(route.methods or ())
+    lean = Route(
+        route.path,
+        with_path_params if names else endpoint,
+        methods=methods,
+        name=route.name,
+    )
+    lean.methods = methods
+    return lean
+
+
+def _openapi(app: FastAPI, documented: list[BaseRoute]) -> Callable[[], dict[str, Any]]:
+    """Return ``app.openapi``: FastAPI's schema of the LGOS routes.
+
+    The LGOS endpoints are served by plain routes, which FastAPI does not
+    document, so the schema is built, with FastAPI's own arguments, from the
+    routers that declare them, plus any API routes added to ``app`` later.
+    """
+    built_with: list[int] = [-1]
+
+    def openapi() -> dict[str, Any]:
+        routes = [*documented, *(r for r in app.routes if isinstance(r, APIRoute))]
+        if not app.openapi_schema or built_with[0] != len(routes):
+            app.openapi_schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                openapi_version=app.openapi_version,
+                summary=app.summary,
+                description=app.description,
+                terms_of_service=app.terms_of_service,
+                contact=app.contact,
+                license_info=app.license_info,
+                routes=routes,
+                webhooks=app.webhooks.routes,
+                tags=app.openapi_tags,
+                servers=app.servers,
+                separate_input_output_schemas=app.separate_input_output_schemas,
+                external_docs=app.openapi_external_docs,
+            )
+            built_with[0] = len(routes)
+        return app.openapi_schema
+
+    return openapi
 
 
 def get_version() -> str:
@@ -127,8 +195,18 @@ class LanggraphOpenaiServe:
         openai_app.state.background_backend = self.background
         openai_app.state.created = int(time.time())
         configure_openai_error_handlers(openai_app)
-        for router in (models_router, responses_router, chat_router, health_router):
-            openai_app.include_router(router)
+        # The routers declare (and document) the routes; the app serves their
+        # endpoints as plain Starlette routes.
+        documented = APIRouter()
+        for router in _ROUTERS:
+            documented.include_router(router)
+        openai_app.router.routes.extend(
+            _lean_route(route)
+            for router in _ROUTERS
+            for route in router.routes
+            if isinstance(route, APIRoute)
+        )
+        openai_app.openapi = _openapi(openai_app, documented.routes)
         self.app.router.routes.append(
             Mount(
                 prefix,

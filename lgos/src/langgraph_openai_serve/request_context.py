@@ -20,7 +20,6 @@ Usage (enrich every record of a host handler)::
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -28,6 +27,8 @@ from typing import Any
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from langgraph_openai_serve.api.ids import new_id
 
 __all__ = [
     "REQUEST_ID_HEADER",
@@ -124,7 +125,7 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = f"req_{uuid.uuid4().hex}"
+        request_id = new_id("req")
         token = _log_context.set({"request_id": request_id})
         complete = False
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -67,7 +68,7 @@ async def respond(
     *,
     stream: bool,
     collect: Callable[[PreparedRun], Awaitable[dict[str, Any]]],
-    encode: Callable[[PreparedRun], AsyncIterator[bytes]],
+    encode: Callable[[PreparedRun], AsyncGenerator[bytes, None]],
     resume: InterruptResume | None = None,
     run_id: uuid.UUID | None = None,
 ) -> Response:
@@ -124,8 +125,8 @@ async def respond(
         return response
 
     async def body() -> AsyncIterator[bytes]:
-        async with stack:
-            async for chunk in encode(run):
+        async with stack, contextlib.aclosing(encode(run)) as chunks:
+            async for chunk in chunks:
                 yield chunk
 
     response = sse_response(body())

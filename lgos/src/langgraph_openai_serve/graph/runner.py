@@ -21,8 +21,8 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -33,11 +33,18 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StreamMode
-from opentelemetry import context as otel_context
 
 from langgraph_openai_serve.errors import GraphError, InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.coordinator import RunBusyError
+from langgraph_openai_serve.graph.graph_task import (
+    DONE,
+    Channel,
+    Failure,
+    drain,
+    pump,
+    settle,
+)
 from langgraph_openai_serve.graph.interrupt import (
     InterruptResume,
     LangGraphInterruptBatch,
@@ -73,6 +80,7 @@ __all__ = [
     "run_langgraph",
     "run_langgraph_stream",
     "stream_run",
+    "stream_run_batches",
 ]
 
 logger = logging.getLogger(__name__)
@@ -81,7 +89,6 @@ DEFAULT_CHECKPOINT_SCOPE = "default"
 _STREAM_MODES: tuple[StreamMode, ...] = ("messages", "custom", "values")
 _VALUES_MODE: tuple[StreamMode, ...] = ("values",)
 _QUEUE_SIZE = 256
-_CANCEL_GRACE_SECONDS = 10.0
 _CLEANUP_SECONDS = 10.0
 
 
@@ -296,41 +303,6 @@ async def prepare_run(
                 await _delete_thread(graph, key)
 
 
-class _Failure:
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
-_DONE = object()
-
-
-async def _pump(
-    parts: AsyncIterator[Any],
-    queue: asyncio.Queue[Any],
-    graph_context: otel_context.Context | None,
-    run_context: Callable[[], AbstractContextManager[object]] | None,
-) -> None:
-    """Read LangGraph's stream in its own task and hand parts to the consumer.
-
-    The graph advances in this task, so the workflow span's context (and
-    Langfuse's run attributes) are attached here, never in the consumer's.
-    """
-    if graph_context is not None:
-        # This task's context is a copy that ends with the task: no detach.
-        otel_context.attach(graph_context)
-    try:
-        with run_context() if run_context is not None else contextlib.nullcontext():
-            async with contextlib.aclosing(parts):  # type: ignore[type-var]
-                async for part in parts:
-                    await queue.put(part)
-    except Exception as exc:  # handed to the consumer, which re-raises it
-        await queue.put(_Failure(exc))
-    else:
-        await queue.put(_DONE)
-
-
 async def stream_run(
     run: PreparedRun, *, stream: bool
 ) -> AsyncGenerator[RunEvent, None]:
@@ -343,7 +315,9 @@ async def stream_run(
     are not forwarded) and ``custom`` (forwarded as LangGraph's
     ``CustomStreamPart`` dicts for the adapter to filter). A request that
     selected server tools also consumes root ``updates`` and yields
-    :class:`ServerToolCall` and :class:`ServerToolResult` events.
+    :class:`ServerToolCall` and :class:`ServerToolResult` events (without
+    streaming, in order once the graph finished; a violation of the
+    server-tool rules stops the graph at once either way).
 
     Interrupt runs execute with exit durability and are drained completely
     before their :class:`LangGraphInterruptBatch` (every pending interrupt,
@@ -365,9 +339,32 @@ async def stream_run(
         GraphError: The final output cannot be rendered.
 
     """
+    async with contextlib.aclosing(stream_run_batches(run, stream=stream)) as batches:
+        async for batch in batches:
+            for event in batch:
+                yield event
+
+
+async def stream_run_batches(
+    run: PreparedRun, *, stream: bool
+) -> AsyncGenerator[list[RunEvent], None]:
+    """:func:`stream_run`, yielding the events in batches.
+
+    A batch holds the events of every stream part that was waiting when the
+    consumer asked for more, so an encoder can write a burst of events as
+    one response chunk; no batch waits for parts that have not arrived. The
+    result (answer or interrupt batch) always comes alone, in the last batch.
+    Events, order, errors, cancellation and telemetry are those of
+    :func:`stream_run`.
+
+    Raises:
+        Exception: Whatever the graph raised.
+        GraphError: The final output cannot be rendered.
+
+    """
     if run.pending is not None:
         run.disposition = Disposition.RETAINED
-        yield run.pending
+        yield [run.pending]
         return
     modes: list[StreamMode] = list(_STREAM_MODES if stream else _VALUES_MODE)
     tracker: ServerToolTracker | None = None
@@ -390,12 +387,9 @@ async def stream_run(
         version="v2",
         **kwargs,
     )
-    queue: asyncio.Queue[Any] = asyncio.Queue(_QUEUE_SIZE)
     telemetry = WorkflowTelemetry(run.request.model)
-    task = asyncio.create_task(
-        _pump(parts, queue, telemetry.graph_context, langfuse_run_context(run.request)),
-        name=RUN_NAME,
-    )
+    graph_context = telemetry.graph_context
+    run_context = langfuse_run_context(run.request)
     output: Any = None
     has_output = interrupted = False
     final: AIMessage | LangGraphInterruptBatch
@@ -403,44 +397,75 @@ async def stream_run(
     # failure, a cancellation or a consumer closing this generator at one of
     # the yields below (GeneratorExit) ends it with an error.
     try:
-        try:
-            while True:
-                part = await queue.get()
-                if part is _DONE:
-                    break
-                if isinstance(part, _Failure):
-                    raise part.error
-                kind = part["type"]
-                if kind == "messages":
-                    chunk = part["data"][0]
-                    if isinstance(chunk, AIMessageChunk) and (text := chunk.text):
-                        yield TextChunk(text)
-                elif kind == "values":
-                    if not part["ns"]:
-                        output = part["data"]
-                        has_output = True
-                        interrupted = interrupted or bool(part.get("interrupts"))
-                elif kind == "custom":
-                    yield part
-                elif kind == "updates" and tracker is not None and not part["ns"]:
-                    for event in tracker.events(part["data"]):
-                        yield event
-        finally:
-            if not task.done():
-                task.cancel()
-            # Shielded: a cancelled consumer (asyncio or AnyIO, whose
-            # cancellation repeats at every await) still waits for the graph
-            # task to finish.
-            with anyio.move_on_after(_CANCEL_GRACE_SECONDS, shield=True):
-                await asyncio.wait((task,))
+        if not stream:
+            loop = asyncio.get_running_loop()
+            finished: asyncio.Future[None] = loop.create_future()
+            task = loop.create_task(
+                drain(parts, tracker, graph_context, run_context, finished),
+                name=RUN_NAME,
+            )
+            # Also when the task is cancelled before it ever ran.
+            task.add_done_callback(
+                lambda _: finished.done() or finished.set_result(None)
+            )
+            try:
+                await finished
+            finally:
+                await settle(task)
+            drained = task.result()
+            output, has_output = drained.output, drained.has_output
+            interrupted = drained.interrupted
+            if drained.events:
+                yield [*drained.events]
+        else:
+            channel = Channel(_QUEUE_SIZE)
+            task = asyncio.create_task(
+                pump(parts, channel, graph_context, run_context), name=RUN_NAME
+            )
+            try:
+                done = False
+                while not done:
+                    batch: list[RunEvent] = []
+                    try:
+                        for part in await channel.take():
+                            if part is DONE:
+                                done = True
+                                break
+                            if isinstance(part, Failure):
+                                raise part.error
+                            kind = part["type"]
+                            if kind == "messages":
+                                chunk = part["data"][0]
+                                if isinstance(chunk, AIMessageChunk) and (
+                                    text := chunk.text
+                                ):
+                                    batch.append(TextChunk(text))
+                            elif kind == "values":
+                                if not part["ns"]:
+                                    output = part["data"]
+                                    has_output = True
+                                    if part.get("interrupts"):
+                                        interrupted = True
+                            elif kind == "custom":
+                                batch.append(part)
+                            elif kind == "updates" and tracker and not part["ns"]:
+                                batch.extend(tracker.events(part["data"]))
+                    except Exception:
+                        if batch:  # what the run produced before it failed
+                            yield batch
+                        raise
+                    if batch:
+                        yield batch
+            finally:
+                await settle(task)
         if interrupted:
             assert run.run_id is not None
-            batch = await _pending_batch(run.graph, run.runnable_config, run.run_id)
-            if batch is None:
+            pending = await _pending_batch(run.graph, run.runnable_config, run.run_id)
+            if pending is None:
                 msg = "The graph reported interrupts but no pending state was saved."
                 raise GraphError(msg)
             run.disposition = Disposition.RETAINED
-            final = batch
+            final = pending
         else:
             if not has_output:
                 msg = "The graph finished without producing output."
@@ -453,7 +478,7 @@ async def stream_run(
         raise
     # The output exists: closing the stream from here on is not a failure.
     telemetry.succeed()
-    yield final
+    yield [final]
 
 
 class TextParity:
@@ -520,12 +545,20 @@ async def run_langgraph(
         GraphError: Unusable graph output.
 
     """
-    async with prepare_run(
-        request, messages, registry, checkpoint_scope=checkpoint_scope, resume=resume
-    ) as run:
-        async for event in stream_run(run, stream=False):
-            if isinstance(event, AIMessage | LangGraphInterruptBatch):
-                return event
+    async with (
+        prepare_run(
+            request,
+            messages,
+            registry,
+            checkpoint_scope=checkpoint_scope,
+            resume=resume,
+        ) as run,
+        contextlib.aclosing(stream_run_batches(run, stream=False)) as batches,
+    ):
+        async for batch in batches:
+            for event in batch:
+                if isinstance(event, AIMessage | LangGraphInterruptBatch):
+                    return event
     raise GraphError("The graph finished without producing output.")  # pragma: no cover
 
 

@@ -23,6 +23,25 @@ class UsageCollector(BaseCallbackHandler):
 
     run_inline = True  # cheap and thread-safe: no executor hop per model call
 
+    # Only finished model calls carry usage: LangChain skips this handler for
+    # the chain events of every node and step, for custom events, and for
+    # chat-model starts (which it would otherwise render as text for
+    # on_llm_start).
+    @property
+    def ignore_chain(self) -> bool:
+        """Skip chain events (True)."""
+        return True
+
+    @property
+    def ignore_chat_model(self) -> bool:
+        """Skip chat-model start events (True); ``on_llm_end`` still arrives."""
+        return True
+
+    @property
+    def ignore_custom_event(self) -> bool:
+        """Skip custom events (True)."""
+        return True
+
     def __init__(self) -> None:
         super().__init__()
         self._lock = threading.Lock()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -81,6 +82,19 @@ async def enter_registry(
     return registry
 
 
+def _freeze_startup_heap() -> None:
+    """Leave the objects of startup out of later garbage collections.
+
+    Modules, graphs and the registry live as long as the process; moved to
+    the collector's permanent generation (``gc.freeze()``, after collecting
+    the garbage of startup), they are no longer traversed by every full
+    collection, which otherwise costs tens of milliseconds each under load.
+    Reference counting still frees them as usual.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def background_backend(settings: ServerSettings, registry: GraphRegistry) -> Any:
     """Return the background engine ``LGOS_BACKGROUND_ENGINE`` selects.
 
@@ -112,6 +126,8 @@ def create_app(
     the OpenAI routes under ``settings.openai_api_prefix`` with the in-process
     background engine, and runs the
     interrupt TTL sweep every ``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``.
+    Once started, it freezes the startup heap (``gc.freeze()``): full garbage
+    collections then skip the objects that live as long as the process.
 
     Args:
         factory: A registry factory or its ``module:attribute`` path.
@@ -148,6 +164,7 @@ def create_app(
                     name="lgos.interrupt_sweep",
                 )
                 stack.callback(sweep.cancel)
+            _freeze_startup_heap()
             yield
 
     return FastAPI(

@@ -7,8 +7,6 @@ from typing import Any
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
-    HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 
@@ -21,6 +19,11 @@ from langgraph_openai_serve.api.chat.request import (
     UserMessageParam,
 )
 from langgraph_openai_serve.api.common import check_metadata
+from langgraph_openai_serve.api.construct import (
+    ai_message,
+    human_message,
+    system_message,
+)
 from langgraph_openai_serve.api.messages import (
     check_tool_exchanges,
     file_block,
@@ -50,16 +53,19 @@ def _content(content: str | list[Any] | None) -> str | list[str | dict[str, Any]
     ]
 
 
+def _named(name: str | None) -> dict[str, Any]:
+    # Only fields with values are passed: the same message, built faster.
+    return {} if name is None else {"name": name}
+
+
 def _message(message: Any, index: int) -> BaseMessage:
     if isinstance(message, UserMessageParam):
-        return HumanMessage(content=_content(message.content), name=message.name)
+        return human_message(_content(message.content), **_named(message.name))
     if isinstance(message, SystemMessageParam):
-        kwargs = {"__openai_role__": "developer"} if message.role == "developer" else {}
-        return SystemMessage(
-            content=_content(message.content),
-            name=message.name,
-            additional_kwargs=kwargs,
-        )
+        fields = _named(message.name)
+        if message.role == "developer":
+            fields["additional_kwargs"] = {"__openai_role__": "developer"}
+        return system_message(_content(message.content), **fields)
     if isinstance(message, ToolMessageParam):
         return ToolMessage(
             content=_content(message.content), tool_call_id=message.tool_call_id
@@ -77,13 +83,12 @@ def _message(message: Any, index: int) -> BaseMessage:
         }
         for position, call in enumerate(message.tool_calls or ())
     ]
-    kwargs = {"refusal": message.refusal} if message.refusal else {}
-    return AIMessage(
-        content=_content(message.content),
-        name=message.name,
-        tool_calls=calls,  # type: ignore[arg-type]
-        additional_kwargs=kwargs,
-    )
+    fields = _named(message.name)
+    if message.refusal:
+        fields["additional_kwargs"] = {"refusal": message.refusal}
+    if calls:  # LangChain normalizes tool calls as it validates them
+        return AIMessage(content=_content(message.content), tool_calls=calls, **fields)  # type: ignore[arg-type]
+    return ai_message(_content(message.content), **fields)
 
 
 def _tool_choice(request: ChatCompletionRequest) -> ToolChoice:

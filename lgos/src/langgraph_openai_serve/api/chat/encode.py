@@ -7,12 +7,14 @@ Shapes follow OpenAI's OpenAPI document (``CreateChatCompletionResponse``,
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
@@ -25,7 +27,7 @@ from langgraph_openai_serve.graph.runner import (
     PreparedRun,
     TextChunk,
     TextParity,
-    stream_run,
+    stream_run_batches,
 )
 
 __all__ = ["ChatFrame", "collect_chat_completion", "stream_chat_completion"]
@@ -81,9 +83,11 @@ def _finish_reason(answer: Answer) -> str:
 async def collect_chat_completion(run: PreparedRun, frame: ChatFrame) -> dict[str, Any]:
     """Run the graph without streaming and return the ``chat.completion``."""
     answer: Answer | None = None
-    async for event in stream_run(run, stream=False):
-        if isinstance(event, AIMessage):
-            answer = read_answer(event)
+    async with contextlib.aclosing(stream_run_batches(run, stream=False)) as batches:
+        async for batch in batches:
+            for event in batch:
+                if isinstance(event, AIMessage):
+                    answer = read_answer(event)
     assert answer is not None
     calls = _tool_calls(answer)
     body: dict[str, Any] = {
@@ -135,9 +139,29 @@ def _chunk(
     )
 
 
+_CONTENT_TAIL = b'},"finish_reason":null,"logprobs":null}]}\n\n'
+
+
+def _content_head(frame: ChatFrame) -> bytes:
+    """Return the bytes of a text-delta chunk before its JSON-encoded text.
+
+    ``_content_head(frame) + orjson.dumps(text) + _CONTENT_TAIL`` is byte for
+    byte ``_chunk(frame, {"content": text})``.
+    """
+    head = orjson.dumps(
+        {
+            "id": frame.completion_id,
+            "object": "chat.completion.chunk",
+            "created": frame.created,
+            "model": frame.model,
+        }
+    )
+    return b'data: %s,"choices":[{"index":0,"delta":{"content":' % head[:-1]
+
+
 async def stream_chat_completion(
     run: PreparedRun, frame: ChatFrame
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """Run the graph with streaming and yield framed ``chat.completion.chunk`` s.
 
     Sequence: a role chunk, one chunk per text delta, one chunk with all tool
@@ -145,42 +169,76 @@ async def stream_chat_completion(
     when ``stream_options.include_usage`` was set, then ``data: [DONE]``. A
     failure after streaming started sends an error envelope as the last data.
     Custom stream events (status) are ignored.
+
+    Each yielded chunk holds the chunks of one batch of run events (see
+    :func:`~langgraph_openai_serve.graph.runner.stream_run_batches`), so a
+    burst costs one write; the first text delta is yielded at once.
     """
     yield _chunk(frame, {"role": "assistant", "content": ""})
     parity = TextParity()
+    head = _content_head(frame)
+    first = True
+    out: list[bytes] = []  # chunks encoded but not yet yielded
     try:
-        async for event in stream_run(run, stream=True):
-            if isinstance(event, TextChunk):
-                parity.add(event.text)
-                yield _chunk(frame, {"content": event.text})
-            elif isinstance(event, AIMessage):
-                answer = read_answer(event)
-                if fallback := parity.finish(answer.text):
-                    yield _chunk(frame, {"content": fallback})
-                if answer.refusal:
-                    yield _chunk(frame, {"refusal": answer.refusal})
-                if calls := _tool_calls(answer):
-                    indexed = [dict(call, index=i) for i, call in enumerate(calls)]
-                    yield _chunk(frame, {"tool_calls": indexed})
-                # Annotations on the final delta are an LGOS extension: the
-                # published chunk schema does not declare them.
-                final: dict[str, Any] = {}
-                if annotations := _annotations(answer):
-                    final["annotations"] = annotations
-                yield _chunk(frame, final, _finish_reason(answer))
+        async with contextlib.aclosing(stream_run_batches(run, stream=True)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if isinstance(event, TextChunk):
+                        parity.add(event.text)
+                        out.append(head + orjson.dumps(event.text) + _CONTENT_TAIL)
+                        if first:  # the first text goes out at once
+                            first = False
+                            yield b"".join(out)
+                            out.clear()
+                    elif isinstance(event, AIMessage):
+                        _answer_chunks(frame, out, event, parity)
+                if out:
+                    yield b"".join(out)
+                    out.clear()
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.model)
-        yield data_bytes(error_envelope(failure_message(exc), type="server_error"))
+        out.append(
+            data_bytes(error_envelope(failure_message(exc), type="server_error"))
+        )
+        yield b"".join(out)
         return
     if frame.include_usage and run.usage is not None:
-        yield data_bytes(
-            {
-                "id": frame.completion_id,
-                "object": "chat.completion.chunk",
-                "created": frame.created,
-                "model": frame.model,
-                "choices": [],
-                "usage": chat_usage(run.usage),
-            }
+        out.append(
+            data_bytes(
+                {
+                    "id": frame.completion_id,
+                    "object": "chat.completion.chunk",
+                    "created": frame.created,
+                    "model": frame.model,
+                    "choices": [],
+                    "usage": chat_usage(run.usage),
+                }
+            )
         )
-    yield data_bytes("[DONE]")
+    out.append(data_bytes("[DONE]"))
+    yield b"".join(out)
+
+
+def _answer_chunks(
+    frame: ChatFrame, out: list[bytes], message: AIMessage, parity: TextParity
+) -> None:
+    """Append the chunks closing the answer to ``out``.
+
+    Raises:
+        GraphError: Unusable answer, or streamed text differing from it.
+
+    """
+    answer = read_answer(message)
+    if fallback := parity.finish(answer.text):
+        out.append(_chunk(frame, {"content": fallback}))
+    if answer.refusal:
+        out.append(_chunk(frame, {"refusal": answer.refusal}))
+    if calls := _tool_calls(answer):
+        indexed = [dict(call, index=i) for i, call in enumerate(calls)]
+        out.append(_chunk(frame, {"tool_calls": indexed}))
+    # Annotations on the final delta are an LGOS extension: the published
+    # chunk schema does not declare them.
+    final: dict[str, Any] = {}
+    if annotations := _annotations(answer):
+        final["annotations"] = annotations
+    out.append(_chunk(frame, final, _finish_reason(answer)))

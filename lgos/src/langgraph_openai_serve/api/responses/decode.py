@@ -9,12 +9,15 @@ from typing import Any
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
-    HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 
 from langgraph_openai_serve.api.common import check_metadata
+from langgraph_openai_serve.api.construct import (
+    ai_message,
+    human_message,
+    system_message,
+)
 from langgraph_openai_serve.api.messages import (
     check_tool_exchanges,
     file_block,
@@ -96,10 +99,13 @@ def _message(item: MessageItem, index: int) -> BaseMessage:
                         "An assistant message cannot carry input_file content.",
                         param=f"input[{index}].content[{position}]",
                     )
-        kwargs = {"phase": item.phase} if item.phase is not None else {}
-        return AIMessage(
-            content=_assistant_content(item), id=item.id, additional_kwargs=kwargs
-        )
+        # Only fields with values are passed: the same message, built faster.
+        fields: dict[str, Any] = {}
+        if item.id is not None:
+            fields["id"] = item.id
+        if item.phase is not None:
+            fields["additional_kwargs"] = {"phase": item.phase}
+        return ai_message(_assistant_content(item), **fields)
     content: str | list[str | dict[str, Any]]
     if isinstance(item.content, str):
         content = item.content
@@ -116,9 +122,12 @@ def _message(item: MessageItem, index: int) -> BaseMessage:
                 )
         content = _input_blocks(item.content)
     if item.role == "user":
-        return HumanMessage(content=content)
-    kwargs = {"__openai_role__": "developer"} if item.role == "developer" else {}
-    return SystemMessage(content=content, additional_kwargs=kwargs)
+        return human_message(content)
+    if item.role == "developer":
+        return system_message(
+            content, additional_kwargs={"__openai_role__": "developer"}
+        )
+    return system_message(content)
 
 
 def _append_call(messages: list[BaseMessage], call: dict[str, Any]) -> None:
@@ -133,9 +142,9 @@ def _append_call(messages: list[BaseMessage], call: dict[str, Any]) -> None:
 def _messages(request: ResponseCreateRequest) -> list[BaseMessage]:
     messages: list[BaseMessage] = []
     if request.instructions:
-        messages.append(SystemMessage(content=request.instructions))
+        messages.append(system_message(request.instructions))
     if isinstance(request.input, str):
-        messages.append(HumanMessage(content=request.input))
+        messages.append(human_message(request.input))
         return messages
     kinds: dict[str, str] = {}  # call_id -> "function" | "custom"
     for index, item in enumerate(request.input):

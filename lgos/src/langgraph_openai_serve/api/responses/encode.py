@@ -8,13 +8,15 @@ with non-null types are omitted rather than sent as ``null``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, Citation, ToolCallOut, read_answer
@@ -33,7 +35,7 @@ from langgraph_openai_serve.graph.runner import (
     PreparedRun,
     TextChunk,
     TextParity,
-    stream_run,
+    stream_run_batches,
 )
 from langgraph_openai_serve.graph.server_tools import (
     WEB_SEARCH,
@@ -290,33 +292,43 @@ async def collect_response(run: PreparedRun, frame: ResponseFrame) -> dict[str, 
     """
     answer: Answer | None = None
     server_items = ServerToolItems(frame.output)
-    async for event in stream_run(run, stream=False):
-        if isinstance(event, ServerToolCall):
-            server_items.call(event)
-        elif isinstance(event, ServerToolResult):
-            server_items.result(event)
-        elif isinstance(event, LangGraphInterruptBatch):
-            calls = interrupt_calls(event, frame.nonce)
-            frame.output.extend(_function_call_item(call) for call in calls)
-            return frame.snapshot("completed", usage=run.usage)
-        elif isinstance(event, AIMessage):
-            answer = read_answer(event)
-            frame.output.extend(answer_items(answer))
+    async with contextlib.aclosing(stream_run_batches(run, stream=False)) as batches:
+        async for batch in batches:
+            for event in batch:
+                if isinstance(event, ServerToolCall):
+                    server_items.call(event)
+                elif isinstance(event, ServerToolResult):
+                    server_items.result(event)
+                elif isinstance(event, LangGraphInterruptBatch):
+                    calls = interrupt_calls(event, frame.nonce)
+                    frame.output.extend(_function_call_item(call) for call in calls)
+                    return frame.snapshot("completed", usage=run.usage)
+                elif isinstance(event, AIMessage):
+                    answer = read_answer(event)
+                    frame.output.extend(answer_items(answer))
     assert answer is not None
     return frame.snapshot(
         _status(answer), usage=run.usage, incomplete_reason=answer.incomplete_reason
     )
 
 
+_DELTA_HEAD = (
+    b"event: response.output_text.delta\n"
+    b'data: {"type":"response.output_text.delta","sequence_number":'
+)
+
+
 class _Message:
     """An assistant message item being streamed."""
 
-    __slots__ = ("index", "item", "text_parts")
+    __slots__ = ("delta_tail", "index", "item", "text_parts")
 
     def __init__(self, index: int, item: dict[str, Any]) -> None:
         self.index = index
         self.item = item
         self.text_parts: list[str] | None = None
+        self.delta_tail = b""
+        """The bytes after ``delta`` in this text part's delta events."""
 
 
 class _ResponseStream:
@@ -349,20 +361,31 @@ class _ResponseStream:
 
     def open_text(self, message: _Message) -> bytes:
         message.text_parts = []
-        return self.emit(
-            "response.content_part.added",
-            part=_text_part(""),
-            **self._part_fields(message),
+        fields = self._part_fields(message)
+        # Everything of a delta event but its sequence number and text is
+        # fixed for the part: encoded once, byte for byte what ``emit`` writes.
+        message.delta_tail = b',"logprobs":[],"item_id":%s,%s\n\n' % (
+            orjson.dumps(fields["item_id"]),
+            orjson.dumps(
+                {
+                    "output_index": fields["output_index"],
+                    "content_index": fields["content_index"],
+                }
+            )[1:],
         )
+        return self.emit("response.content_part.added", part=_text_part(""), **fields)
 
     def text_delta(self, message: _Message, text: str) -> bytes:
+        """``response.output_text.delta``: ``emit``'s bytes, built from parts."""
         assert message.text_parts is not None
         message.text_parts.append(text)
-        return self.emit(
-            "response.output_text.delta",
-            delta=text,
-            logprobs=[],
-            **self._part_fields(message),
+        sequence = self.sequence
+        self.sequence += 1
+        return b'%s%d,"delta":%s%s' % (
+            _DELTA_HEAD,
+            sequence,
+            orjson.dumps(text),
+            message.delta_tail,
         )
 
     def close_text(
@@ -499,7 +522,7 @@ class _ResponseStream:
 
 async def stream_response(
     run: PreparedRun, frame: ResponseFrame
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """Run the graph with streaming and yield the framed Responses events.
 
     Lifecycle: ``response.created``, ``response.in_progress``; for the answer
@@ -513,81 +536,52 @@ async def stream_response(
 
     Status updates (``status_event()``) become completed
     ``phase="commentary"`` messages; other custom data stays private.
+
+    Each yielded chunk holds the events of one batch of run events (see
+    :func:`~langgraph_openai_serve.graph.runner.stream_run_batches`), so a
+    burst costs one write; the first text delta is yielded at once.
     """
     stream = _ResponseStream(frame)
-    yield stream.emit("response.created", response=frame.snapshot("in_progress"))
-    yield stream.emit("response.in_progress", response=frame.snapshot("in_progress"))
+    yield stream.emit(
+        "response.created", response=frame.snapshot("in_progress")
+    ) + stream.emit("response.in_progress", response=frame.snapshot("in_progress"))
     parity = TextParity()
     answer_message: _Message | None = None
     server_items = ServerToolItems(frame.output)
+    out: list[bytes] = []  # events encoded but not yet yielded
     try:
-        async for event in stream_run(run, stream=True):
-            if isinstance(event, ServerToolCall):
-                for chunk in stream.server_call(server_items, event):
-                    yield chunk
-            elif isinstance(event, ServerToolResult):
-                for chunk in stream.server_result(server_items, event):
-                    yield chunk
-            elif isinstance(event, TextChunk):
-                if answer_message is None:
-                    answer_message, added = stream.open_message("final_answer")
-                    yield added
-                    yield stream.open_text(answer_message)
-                parity.add(event.text)
-                yield stream.text_delta(answer_message, event.text)
-            elif isinstance(event, AIMessage):
-                answer = read_answer(event)
-                fallback = parity.finish(answer.text)
-                if answer_message is None and _needs_message(answer):
-                    answer_message, added = stream.open_message("final_answer")
-                    yield added
-                if answer_message is not None:
-                    if answer_message.text_parts is None and (
-                        answer.text or not answer.refusal
-                    ):
-                        yield stream.open_text(answer_message)
-                    if fallback:
-                        yield stream.text_delta(answer_message, fallback)
-                    if answer_message.text_parts is not None:
-                        for chunk in stream.close_text(
-                            answer_message, answer.citations
-                        ):
-                            yield chunk
-                    if answer.refusal:
-                        for chunk in stream.refusal(answer_message, answer.refusal):
-                            yield chunk
-                    yield stream.close_message(answer_message, _status(answer))
-                    answer_message = None
-                for call in answer.tool_calls:
-                    for chunk in stream.function_call(call):
-                        yield chunk
-                status = _status(answer)
-                yield stream.emit(
-                    f"response.{status}",
-                    response=frame.snapshot(
-                        status,
-                        usage=run.usage,
-                        incomplete_reason=answer.incomplete_reason,
-                    ),
-                )
-            elif isinstance(event, LangGraphInterruptBatch):
-                # The run paused: text streamed so far stays as it was.
-                if answer_message is not None:
-                    if answer_message.text_parts is not None:
-                        for chunk in stream.close_text(answer_message):
-                            yield chunk
-                    yield stream.close_message(answer_message, "completed")
-                    answer_message = None
-                for call in interrupt_calls(event, frame.nonce):
-                    for chunk in stream.function_call(call):
-                        yield chunk
-                yield stream.emit(
-                    "response.completed",
-                    response=frame.snapshot("completed", usage=run.usage),
-                )
-            elif (status_text := parse_status_event(event["data"])) is not None:
-                for chunk in stream.commentary(status_text):
-                    yield chunk
+        async with contextlib.aclosing(stream_run_batches(run, stream=True)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if isinstance(event, TextChunk):
+                        parity.add(event.text)
+                        if answer_message is None:
+                            answer_message, added = stream.open_message("final_answer")
+                            out.append(added)
+                            out.append(stream.open_text(answer_message))
+                            out.append(stream.text_delta(answer_message, event.text))
+                            yield b"".join(out)  # the first text goes out at once
+                            out.clear()
+                        else:
+                            out.append(stream.text_delta(answer_message, event.text))
+                    elif isinstance(event, ServerToolCall):
+                        out.extend(stream.server_call(server_items, event))
+                    elif isinstance(event, ServerToolResult):
+                        out.extend(stream.server_result(server_items, event))
+                    elif isinstance(event, AIMessage):
+                        # Only reading the answer can fail: the message stays
+                        # open for the failure events then.
+                        _answer_events(stream, out, event, parity, answer_message, run)
+                        answer_message = None
+                    elif isinstance(event, LangGraphInterruptBatch):
+                        # Closed before the interrupt calls (which can fail).
+                        message, answer_message = answer_message, None
+                        _pause_events(stream, out, event, message, run)
+                    elif (status := parse_status_event(event["data"])) is not None:
+                        out.extend(stream.commentary(status))
+                if out:
+                    yield b"".join(out)
+                    out.clear()
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.request.model)
         for item in frame.output:
@@ -595,11 +589,82 @@ async def stream_response(
                 item["status"] = "failed"
         if answer_message is not None:
             if answer_message.text_parts is not None:
-                for chunk in stream.close_text(answer_message):
-                    yield chunk
-            yield stream.close_message(answer_message, "incomplete")
+                out.extend(stream.close_text(answer_message))
+            out.append(stream.close_message(answer_message, "incomplete"))
         error = {"code": "server_error", "message": failure_message(exc)}
-        yield stream.emit(
-            "response.failed",
-            response=frame.snapshot("failed", usage=run.usage, error=error),
+        out.append(
+            stream.emit(
+                "response.failed",
+                response=frame.snapshot("failed", usage=run.usage, error=error),
+            )
         )
+        yield b"".join(out)
+
+
+def _answer_events(
+    stream: _ResponseStream,
+    out: list[bytes],
+    message: AIMessage,
+    parity: TextParity,
+    answer_message: _Message | None,
+    run: PreparedRun,
+) -> None:
+    """Append the events closing the answer and the Response to ``out``.
+
+    Raises:
+        GraphError: Unusable answer, or streamed text differing from it.
+
+    """
+    answer = read_answer(message)
+    fallback = parity.finish(answer.text)
+    if answer_message is None and _needs_message(answer):
+        answer_message, added = stream.open_message("final_answer")
+        out.append(added)
+    if answer_message is not None:
+        if answer_message.text_parts is None and (answer.text or not answer.refusal):
+            out.append(stream.open_text(answer_message))
+        if fallback:
+            out.append(stream.text_delta(answer_message, fallback))
+        if answer_message.text_parts is not None:
+            out.extend(stream.close_text(answer_message, answer.citations))
+        if answer.refusal:
+            out.extend(stream.refusal(answer_message, answer.refusal))
+        out.append(stream.close_message(answer_message, _status(answer)))
+    for call in answer.tool_calls:
+        out.extend(stream.function_call(call))
+    status = _status(answer)
+    out.append(
+        stream.emit(
+            f"response.{status}",
+            response=stream.frame.snapshot(
+                status, usage=run.usage, incomplete_reason=answer.incomplete_reason
+            ),
+        )
+    )
+
+
+def _pause_events(
+    stream: _ResponseStream,
+    out: list[bytes],
+    batch: LangGraphInterruptBatch,
+    answer_message: _Message | None,
+    run: PreparedRun,
+) -> None:
+    """Append the events of a paused run: text streamed so far stays as it was.
+
+    Raises:
+        GraphError: An interrupt payload is not JSON-serializable.
+
+    """
+    if answer_message is not None:
+        if answer_message.text_parts is not None:
+            out.extend(stream.close_text(answer_message))
+        out.append(stream.close_message(answer_message, "completed"))
+    for call in interrupt_calls(batch, stream.frame.nonce):
+        out.extend(stream.function_call(call))
+    out.append(
+        stream.emit(
+            "response.completed",
+            response=stream.frame.snapshot("completed", usage=run.usage),
+        )
+    )
