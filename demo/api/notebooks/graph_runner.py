@@ -20,7 +20,7 @@ with app.setup:
     import time
     from collections.abc import Awaitable, Callable, Iterator
     from contextlib import contextmanager
-    from dataclasses import dataclass, field
+    from dataclasses import dataclass
     from pathlib import Path
     from typing import Any
 
@@ -41,7 +41,7 @@ with app.setup:
         ResponseTextDeltaEvent,
     )
 
-    from langgraph_openai_serve import GraphFeature, GraphRegistry, GraphRequest
+    from langgraph_openai_serve import GraphFeature, GraphRegistry
     from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
     from langgraph_openai_serve.graph.runner import (
         TextChunk,
@@ -54,6 +54,7 @@ with app.setup:
         create_app,
     )
     from lgos_demo_api.models import answered_by
+    from lgos_demo_api.presets import PRESETS, Preset
     from lgos_demo_api.registry import create_registry
     from lgos_demo_api.settings import DemoApiSettings
 
@@ -81,46 +82,6 @@ def _():
     the upstream model configured in `.env`.
     """)
     return
-
-
-@app.class_definition
-@dataclass(frozen=True)
-class Preset:
-    """A prompt, runtime settings and server tools that suit one demo graph.
-
-    Attributes:
-        prompt: The user message.
-        settings: Public runtime settings, sent as `metadata.lgos_settings`.
-        server_tools: Server tools to select (`web_search` selects the
-            graph's web search).
-
-    """
-
-    prompt: str
-    settings: dict[str, Any] = field(default_factory=dict)
-    server_tools: tuple[str, ...] = ()
-
-    @property
-    def metadata(self) -> dict[str, str]:
-        """The request metadata: compact `lgos_settings` JSON, if any."""
-        if not self.settings:
-            return {}
-        return {"lgos_settings": json.dumps(self.settings, separators=(",", ":"))}
-
-    def graph_request(self, model: str) -> GraphRequest:
-        """The `GraphRequest` a direct runner call receives."""
-        return GraphRequest(
-            model=model, metadata=self.metadata, server_tools=self.server_tools
-        )
-
-    def responses_kwargs(self, model: str) -> dict[str, Any]:
-        """Keyword arguments of the equivalent `client.responses.create`."""
-        kwargs: dict[str, Any] = {"model": model, "input": self.prompt}
-        if self.metadata:
-            kwargs["metadata"] = self.metadata
-        if self.server_tools:
-            kwargs["tools"] = [{"type": name} for name in self.server_tools]
-        return kwargs
 
 
 @app.class_definition
@@ -456,24 +417,12 @@ def plot_timings(timings: list[Timing], title: str) -> Figure:
 
 @app.cell
 def _():
-    PRESETS = {
-        "deep-research": Preset(
-            "Compare how LangGraph and the OpenAI Agents SDK pause for approval.",
-            {"review_plan": False, "research_rounds": 1},
-            ("web_search",),
-        ),
-        "chat": Preset("What is LangGraph?"),
-        "writer": Preset(
-            "How does LGOS stream progress?", {"sections": 2, "pace": 0.0}
-        ),
-        "citations": Preset("Compare Chat Completions and the Responses API"),
-    }
     args = mo.cli_args()
-    return PRESETS, args
+    return (args,)
 
 
 @app.cell(hide_code=True)
-def _(PRESETS, args):
+def _(args):
     model = mo.ui.dropdown(
         options=list(PRESETS),
         value=str(args.get("model", "deep-research")),
@@ -502,7 +451,7 @@ def _(PRESETS, args):
 
 
 @app.cell(hide_code=True)
-def _(PRESETS, delay_ms, model, upstream):
+def _(delay_ms, model, upstream):
     if upstream.value:
         # The environment and .env, exactly as `lgos serve` would read them.
         settings = DemoApiSettings()

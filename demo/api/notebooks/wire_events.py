@@ -31,6 +31,7 @@ with app.setup:
     from langgraph_openai_serve.server import ServerResources
     from langgraph_openai_serve.settings import LgosSettings
     from lgos_demo_api.models import answered_by
+    from lgos_demo_api.presets import PRESETS, Preset
     from lgos_demo_api.registry import create_registry
     from lgos_demo_api.settings import DemoApiSettings
 
@@ -66,30 +67,6 @@ def _():
     fine here because only the order of events matters.
     """)
     return
-
-
-@app.class_definition
-@dataclass(frozen=True)
-class Preset:
-    """A prompt, runtime settings and server tools that suit one demo graph.
-
-    Attributes:
-        prompt: The user message.
-        settings: Public runtime settings, sent as `metadata.lgos_settings`.
-        server_tools: Server tools to select on the Responses request.
-
-    """
-
-    prompt: str
-    settings: dict[str, Any] = field(default_factory=dict)
-    server_tools: tuple[str, ...] = ()
-
-    @property
-    def metadata(self) -> dict[str, str]:
-        """The request metadata: compact `lgos_settings` JSON, if any."""
-        if not self.settings:
-            return {}
-        return {"lgos_settings": json.dumps(self.settings, separators=(",", ":"))}
 
 
 @app.class_definition
@@ -409,24 +386,12 @@ def comparison(responses: dict[str, Any], chat: dict[str, Any]) -> list[dict[str
 
 @app.cell
 def _():
-    PRESETS = {
-        "citations": Preset("Compare Chat Completions and the Responses API"),
-        "writer": Preset(
-            "How does LGOS stream progress?", {"sections": 2, "pace": 0.0}
-        ),
-        "deep-research": Preset(
-            "Compare how LangGraph and the OpenAI Agents SDK pause for approval.",
-            {"review_plan": False, "research_rounds": 1},
-            ("web_search",),
-        ),
-        "chat": Preset("What is LangGraph?"),
-    }
     args = mo.cli_args()
-    return PRESETS, args
+    return (args,)
 
 
 @app.cell(hide_code=True)
-def _(PRESETS, args):
+def _(args):
     model = mo.ui.dropdown(
         options=list(PRESETS),
         value=str(args.get("model", "citations")),
@@ -442,7 +407,7 @@ def _(PRESETS, args):
 
 
 @app.cell(hide_code=True)
-def _(PRESETS, model):
+def _(model):
     prompt = mo.ui.text(
         value=PRESETS[model.value].prompt, label="Prompt", full_width=True
     )
@@ -467,7 +432,7 @@ def _(upstream):
 
 
 @app.cell
-async def _(PRESETS, model, prompt, settings):
+async def _(model, prompt, settings):
     with mo.status.spinner(title="Streaming both requests…"):
         responses, chat = await capture_both(
             settings, model.value, prompt.value, PRESETS[model.value]
