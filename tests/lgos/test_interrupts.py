@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+import anyio
 import httpx
 import openai
 import pytest
@@ -287,6 +288,90 @@ async def test_other_scope_cannot_address_the_run(env: tuple[Env, AsyncOpenAI]) 
             extra_headers={"x-tenant": "t2"},
         )
     assert len(await state.threads()) == 1
+
+
+async def _stream_watching_terminal(
+    state: Env, body: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[tuple[frozenset[str], set[str]]]]:
+    """POST a streamed request straight to the ASGI app.
+
+    Returns the events, and the leases held and checkpoint threads kept at
+    the moment each terminal event was handed to the server to send.
+    """
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/responses",
+        "raw_path": b"/v1/responses",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "server": ("lgos", 80),
+        "client": ("test", 1),
+    }
+    requests = [{"type": "http.request", "body": json.dumps(body).encode()}]
+    chunks: list[bytes] = []
+    at_terminal: list[tuple[frozenset[str], set[str]]] = []
+
+    async def receive() -> dict[str, Any]:
+        if not requests:  # the client stays connected
+            await anyio.sleep_forever()
+        return requests.pop()
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            assert message["status"] == 200
+        if message["type"] != "http.response.body":
+            return
+        chunk = message.get("body", b"")
+        if re.search(rb"^event: response\.(completed|incomplete|failed)$", chunk, re.M):
+            at_terminal.append((state.coordinator.held, await state.threads()))
+        chunks.append(chunk)
+
+    await state.app(scope, receive, send)
+    return [e["data"] for e in parse_sse(b"".join(chunks).decode())], at_terminal
+
+
+async def test_terminal_event_follows_the_release(env: tuple[Env, AsyncOpenAI]) -> None:
+    """A client acting on a terminal event at once finds the run released.
+
+    Pausing keeps the checkpoint and frees the lease; finishing also deletes
+    the checkpoint, both before the terminal event is sent, so a resume on
+    another server the instant the pause arrives is not refused ``run_busy``.
+    """
+    state, _ = env
+    events, at_terminal = await _stream_watching_terminal(
+        state, {"model": "approval", "input": "x", "stream": True}
+    )
+    assert events[-1]["type"] == "response.completed"
+    [(held, threads)] = at_terminal
+    assert held == frozenset()
+    assert len(threads) == 1  # the paused run's checkpoint
+    paused = events[-1]["response"]
+    call = paused["output"][-1]
+    events, at_terminal = await _stream_watching_terminal(
+        state,
+        {
+            "model": "approval",
+            "previous_response_id": paused["id"],
+            "input": [
+                {
+                    "type": "function_call_output",
+                    "call_id": call["call_id"],
+                    "output": "approve",
+                }
+            ],
+            "stream": True,
+        },
+    )
+    assert events[-1]["type"] == "response.completed"
+    assert events[-1]["response"]["output"][-1]["content"][0]["text"] == (
+        "Decision: approve"
+    )
+    assert at_terminal == [(frozenset(), set())]
 
 
 async def test_busy_lease_is_409(env: tuple[Env, AsyncOpenAI]) -> None:

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
-from langgraph_openai_serve.api.sse import sse_response
+from langgraph_openai_serve.api.sse import FinalChunk, sse_response
 from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException
 from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.request import GraphRequest
@@ -78,7 +78,11 @@ async def respond(
     interrupt runs) surface before any byte is sent, so they keep their HTTP
     status; other preparation failures are logged and become a 500. The run
     (and an interrupt run's lease) is released when the JSON is built, or
-    when the event stream ends, fails, or the client disconnects.
+    when the event stream ends, fails, or the client disconnects. A stream's
+    terminal chunk (a :class:`~langgraph_openai_serve.api.sse.FinalChunk`
+    from ``encode``) is sent only after that release, so a client reading
+    the terminal event finds the run free (and a finished run's checkpoint
+    deleted).
 
     The run's ``lgos.request_id`` is the request's ``x-request-id``, and the
     model becomes a log field of the request.
@@ -125,9 +129,16 @@ async def respond(
         return response
 
     async def body() -> AsyncIterator[bytes]:
+        final: bytes | None = None
         async with stack, contextlib.aclosing(encode(run)) as chunks:
             async for chunk in chunks:
+                if isinstance(chunk, FinalChunk):
+                    final = chunk
+                    break
                 yield chunk
+        # Encoder closed and run released: the terminal event goes out last.
+        if final is not None:
+            yield final
 
     response = sse_response(body())
     response.headers.update(headers)

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage
 from langgraph_openai_serve.api.answer import Answer, read_answer
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.runs import failure_message
-from langgraph_openai_serve.api.sse import data_bytes
+from langgraph_openai_serve.api.sse import FinalChunk, data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import error_envelope
 from langgraph_openai_serve.graph.runner import (
@@ -172,13 +172,16 @@ async def stream_chat_completion(
 
     Each yielded chunk holds the chunks of one batch of run events (see
     :func:`~langgraph_openai_serve.graph.runner.stream_run_batches`), so a
-    burst costs one write; the first text delta is yielded at once.
+    burst costs one write; the first text delta is yielded at once. The
+    finishing chunks and ``[DONE]`` (or the error) come last, as one
+    :class:`~langgraph_openai_serve.api.sse.FinalChunk`.
     """
     yield _chunk(frame, {"role": "assistant", "content": ""})
     parity = TextParity()
     head = _content_head(frame)
     first = True
     out: list[bytes] = []  # chunks encoded but not yet yielded
+    final = False
     try:
         async with contextlib.aclosing(stream_run_batches(run, stream=True)) as batches:
             async for batch in batches:
@@ -191,8 +194,10 @@ async def stream_chat_completion(
                             yield b"".join(out)
                             out.clear()
                     elif isinstance(event, AIMessage):
+                        # The last chunks: sent with [DONE], below.
                         _answer_chunks(frame, out, event, parity)
-                if out:
+                        final = True
+                if out and not final:
                     yield b"".join(out)
                     out.clear()
     except Exception as exc:
@@ -200,7 +205,7 @@ async def stream_chat_completion(
         out.append(
             data_bytes(error_envelope(failure_message(exc), type="server_error"))
         )
-        yield b"".join(out)
+        yield FinalChunk(b"".join(out))
         return
     if frame.include_usage and run.usage is not None:
         out.append(
@@ -216,7 +221,7 @@ async def stream_chat_completion(
             )
         )
     out.append(data_bytes("[DONE]"))
-    yield b"".join(out)
+    yield FinalChunk(b"".join(out))
 
 
 def _answer_chunks(

@@ -23,7 +23,7 @@ from langgraph_openai_serve.api.answer import Answer, Citation, ToolCallOut, rea
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import failure_message
-from langgraph_openai_serve.api.sse import event_bytes
+from langgraph_openai_serve.api.sse import FinalChunk, event_bytes
 from langgraph_openai_serve.api.usage import response_usage
 from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.interrupt import (
@@ -539,7 +539,9 @@ async def stream_response(
 
     Each yielded chunk holds the events of one batch of run events (see
     :func:`~langgraph_openai_serve.graph.runner.stream_run_batches`), so a
-    burst costs one write; the first text delta is yielded at once.
+    burst costs one write; the first text delta is yielded at once. The
+    terminal events come last, as one
+    :class:`~langgraph_openai_serve.api.sse.FinalChunk`.
     """
     stream = _ResponseStream(frame)
     yield stream.emit(
@@ -549,6 +551,7 @@ async def stream_response(
     answer_message: _Message | None = None
     server_items = ServerToolItems(frame.output)
     out: list[bytes] = []  # events encoded but not yet yielded
+    final = False
     try:
         async with contextlib.aclosing(stream_run_batches(run, stream=True)) as batches:
             async for batch in batches:
@@ -573,12 +576,17 @@ async def stream_response(
                         # open for the failure events then.
                         _answer_events(stream, out, event, parity, answer_message, run)
                         answer_message = None
+                        final = True
                     elif isinstance(event, LangGraphInterruptBatch):
                         # Closed before the interrupt calls (which can fail).
                         message, answer_message = answer_message, None
                         _pause_events(stream, out, event, message, run)
+                        final = True
                     elif (status := parse_status_event(event["data"])) is not None:
                         out.extend(stream.commentary(status))
+                if final:  # the result comes alone, in the last batch
+                    yield FinalChunk(b"".join(out))
+                    return
                 if out:
                     yield b"".join(out)
                     out.clear()
@@ -598,7 +606,7 @@ async def stream_response(
                 response=frame.snapshot("failed", usage=run.usage, error=error),
             )
         )
-        yield b"".join(out)
+        yield FinalChunk(b"".join(out))
 
 
 def _answer_events(
