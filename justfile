@@ -16,6 +16,8 @@ sync:
     uv sync --all-packages --frozen --quiet
 
 # Run the demo stack: Docker Compose when an engine answers, else local processes (`just demo --help`)
+# (no exit message: Ctrl-C is the normal way to stop it; the script reports its own errors)
+[no-exit-message]
 [positional-arguments]
 demo *ARGS:
     @bash scripts/demo.sh "$@"

@@ -129,7 +129,8 @@ run_compose() {
     if [ "$dry_run" -eq 1 ]; then return 0; fi
     local status=0
     "${command[@]}" || status=$?
-    if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then return 0; fi
+    # Ctrl-C keeps its status (130, as shells expect); SIGTERM (143) is a stop too.
+    if [ "$status" -eq 143 ]; then return 0; fi
     return "$status"
 }
 
@@ -166,8 +167,9 @@ run_local() {
     uv sync --all-packages --frozen --quiet
     local status=0
     "${command[@]}" || status=$?
-    # Ctrl-C (130) and the children's SIGTERM (143) are the normal way to stop.
-    if [ "$status" -eq 130 ] || [ "$status" -eq 143 ]; then return 0; fi
+    # Ctrl-C (130, kept as the exit status, as shells expect) and the children's
+    # SIGTERM (143) are the normal way to stop: no error message.
+    if [ "$status" -eq 143 ]; then return 0; fi
     return "$status"
 }
 

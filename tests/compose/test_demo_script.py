@@ -8,8 +8,10 @@ how they were called, so the tests see exactly what `just demo` would run.
 from __future__ import annotations
 
 import os
+import pty
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -220,7 +222,7 @@ def test_observability_adds_the_profile_and_the_otlp_endpoint(demo: Demo) -> Non
     assert "Traces (Jaeger):       http://127.0.0.1:16686" in result.stdout
 
 
-@pytest.mark.parametrize(("status", "expected"), [(130, 0), (143, 0), (3, 3)])
+@pytest.mark.parametrize(("status", "expected"), [(130, 130), (143, 0), (3, 3)])
 def test_ctrl_c_is_a_normal_stop_other_failures_are_not(
     demo: Demo, status: int, expected: int
 ) -> None:
@@ -257,3 +259,47 @@ def test_the_just_recipe_forwards_its_arguments() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "Why local: --local was given." in result.stdout
+
+
+SERVING_UV = """#!/bin/sh
+if [ "$1" = run ]; then
+    trap 'echo stopped; exit 130' INT
+    echo serving
+    sleep 30 &
+    wait
+    exit 1
+fi
+exit 0
+"""
+
+
+@pytest.mark.parametrize("recipe", ["demo --local", "demo/marimo"])
+def test_ctrl_c_in_a_terminal_stops_without_an_error(demo: Demo, recipe: str) -> None:
+    """Ctrl-C sends SIGINT to just and the services alike: no error line."""
+    just = shutil.which("just")
+    assert just, "just is a dev tool of this repository"
+    (demo.bin / "just").symlink_to(just)
+    demo.write_tool("uv", SERVING_UV)
+    env = {"PATH": str(demo.bin), "HOME": os.environ.get("HOME", "/tmp")}
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: just, in the pty's foreground process group
+        os.chdir(ROOT)
+        os.execve(str(demo.bin / "just"), ["just", *recipe.split()], env)
+    output = b""
+    deadline = time.monotonic() + 30
+    while b"serving" not in output and time.monotonic() < deadline:
+        output += os.read(terminal, 4096)
+    os.write(terminal, b"\x03")  # what the terminal sends for Ctrl-C
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.waitpid(pid, 0)
+    os.close(terminal)
+    text = output.decode(errors="replace")
+    assert "stopped" in text, text
+    assert "error" not in text.lower(), text
