@@ -8,9 +8,17 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 
 from langgraph_openai_serve import GraphConfig, GraphRegistry, GraphRequest
+from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+from langgraph_openai_serve.graph.interrupt import (
+    InterruptResume,
+    LangGraphInterruptBatch,
+    interrupt_call_id,
+    new_nonce,
+)
 from langgraph_openai_serve.graph.runner import (
     TextChunk,
     prepare_run,
@@ -19,6 +27,7 @@ from langgraph_openai_serve.graph.runner import (
     stream_run,
 )
 from tests.lgos.graphs import make_registry
+from tests.lgos.interrupt_graphs import interrupt_registry
 
 pytestmark = pytest.mark.anyio
 
@@ -186,3 +195,46 @@ async def test_subgraph_text_and_status_reach_the_stream_once() -> None:
     assert statuses == ["inside the subgraph"]
     assert next(e["ns"] for e in events if isinstance(e, dict))[0].startswith("sub")
     assert events[-1].text == "answer from the subgraph"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_result_arrives_after_the_run_is_released(stream: bool) -> None:
+    """A caller may resume the instant it holds the batch: no ``run_busy``.
+
+    Pausing frees the lease and keeps the checkpoint; finishing frees the
+    lease and deletes the checkpoint, both before the result is handed over.
+    """
+    saver = InMemorySaver()
+    coordinator = InMemoryRunCoordinator()
+    registry = interrupt_registry(saver, coordinator)
+    request = GraphRequest(model="approval")
+
+    async def result(resume: InterruptResume | None) -> Any:
+        if not stream:
+            return await run_langgraph(
+                request, [HumanMessage("x")], registry, resume=resume
+            )
+        async for event in run_langgraph_stream(
+            request, [HumanMessage("x")], registry, resume=resume
+        ):
+            if isinstance(event, AIMessage | LangGraphInterruptBatch):
+                # Checked while the caller still holds the iterator open.
+                assert coordinator.held == frozenset()
+                return event
+        raise AssertionError("no result")
+
+    batch = await result(None)
+    assert isinstance(batch, LangGraphInterruptBatch)
+    assert coordinator.held == frozenset()
+    assert [c async for c in saver.alist(None)], "the pause keeps its checkpoint"
+    nonce = new_nonce()
+    [pending] = batch.interrupts
+    resume = InterruptResume(
+        run_id=batch.run_id,
+        nonce=nonce,
+        answers={interrupt_call_id(batch, nonce, pending.id): "approve"},
+    )
+    answer = await result(resume)
+    assert isinstance(answer, AIMessage)
+    assert answer.text == "Decision: approve"
+    assert [c async for c in saver.alist(None)] == []

@@ -520,6 +520,43 @@ class TextParity:
         return ""
 
 
+async def _run_events(
+    request: GraphRequest,
+    messages: Sequence[BaseMessage],
+    registry: GraphRegistry,
+    *,
+    checkpoint_scope: str,
+    resume: InterruptResume | None,
+    stream: bool,
+) -> AsyncGenerator[RunEvent, None]:
+    """Prepare and execute one run; its result comes last, once it is released.
+
+    The events of :func:`stream_run`, except that the result (the answer or
+    the interrupt batch) is yielded only after :func:`prepare_run` has exited:
+    an interrupt run's lease is free and a finished run's checkpoint deleted
+    by the time the caller sees it, so the caller may resume at once.
+    """
+    result: AIMessage | LangGraphInterruptBatch | None = None
+    async with (
+        prepare_run(
+            request,
+            messages,
+            registry,
+            checkpoint_scope=checkpoint_scope,
+            resume=resume,
+        ) as run,
+        contextlib.aclosing(stream_run(run, stream=stream)) as events,
+    ):
+        async for event in events:
+            if isinstance(event, AIMessage | LangGraphInterruptBatch):
+                result = event  # always the last event
+                break
+            yield event
+    if result is None:  # pragma: no cover - stream_run ends with a result or raises
+        raise GraphError("The graph finished without producing output.")
+    yield result
+
+
 async def run_langgraph(
     request: GraphRequest,
     messages: Sequence[BaseMessage],
@@ -529,6 +566,8 @@ async def run_langgraph(
     resume: InterruptResume | None = None,
 ) -> AIMessage | LangGraphInterruptBatch:
     """Run a graph once without streaming.
+
+    The run is released (lease, checkpoint clean-up) before this returns.
 
     Args:
         request: Normalized request; ``request.model`` selects the graph.
@@ -545,20 +584,18 @@ async def run_langgraph(
         GraphError: Unusable graph output.
 
     """
-    async with (
-        prepare_run(
-            request,
-            messages,
-            registry,
-            checkpoint_scope=checkpoint_scope,
-            resume=resume,
-        ) as run,
-        contextlib.aclosing(stream_run_batches(run, stream=False)) as batches,
-    ):
-        async for batch in batches:
-            for event in batch:
-                if isinstance(event, AIMessage | LangGraphInterruptBatch):
-                    return event
+    events = _run_events(
+        request,
+        messages,
+        registry,
+        checkpoint_scope=checkpoint_scope,
+        resume=resume,
+        stream=False,
+    )
+    async with contextlib.aclosing(events):
+        async for event in events:
+            if isinstance(event, AIMessage | LangGraphInterruptBatch):
+                return event
     raise GraphError("The graph finished without producing output.")  # pragma: no cover
 
 
@@ -573,23 +610,23 @@ async def run_langgraph_stream(
     """Run a graph with streaming: text chunks, custom events, then the result.
 
     The last event is the answer ``AIMessage`` or a
-    :class:`LangGraphInterruptBatch`. Closing the iterator early cancels the
-    graph run.
+    :class:`LangGraphInterruptBatch`, yielded once the run is released, so a
+    caller may resume a paused run as soon as it receives the batch. Closing
+    the iterator early cancels the graph run.
 
     Raises:
         InvalidRequestError: See :func:`prepare_run`.
         GraphError: Unusable graph output.
 
     """
-    async with (
-        prepare_run(
-            request,
-            messages,
-            registry,
-            checkpoint_scope=checkpoint_scope,
-            resume=resume,
-        ) as run,
-        contextlib.aclosing(stream_run(run, stream=True)) as events,
-    ):
+    events = _run_events(
+        request,
+        messages,
+        registry,
+        checkpoint_scope=checkpoint_scope,
+        resume=resume,
+        stream=True,
+    )
+    async with contextlib.aclosing(events):
         async for event in events:
             yield event
