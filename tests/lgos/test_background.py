@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
+import logging
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -14,6 +16,7 @@ import pytest
 from fastapi import FastAPI
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_config
 from langgraph.graph import START, MessagesState, StateGraph
 from openai import AsyncOpenAI
 
@@ -22,8 +25,14 @@ from langgraph_openai_serve import (
     GraphFeature,
     GraphRegistry,
     LanggraphOpenaiServe,
+    RequestContextFilter,
 )
-from langgraph_openai_serve.background import InMemoryBackgroundBackend, new_job
+from langgraph_openai_serve.background import (
+    BackgroundJob,
+    InMemoryBackgroundBackend,
+    execute_background_job,
+    new_job,
+)
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from tests.contract.openapi import validate
 from tests.lgos.interrupt_graphs import Counter, approval_graph
@@ -62,15 +71,35 @@ def slow_graph(gate: Gate) -> Any:
     return builder.compile()
 
 
+def metadata_graph(seen: list[dict[str, Any]]) -> Any:
+    """Records each run's config metadata and logs one line from the node."""
+
+    def record(state: MessagesState) -> dict[str, Any]:
+        seen.append(dict(get_config().get("metadata") or {}))
+        logging.getLogger("tests.background.node").info("recording")
+        return {"messages": [AIMessage("recorded")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("record", record)
+    builder.add_edge(START, "record")
+    return builder.compile()
+
+
 class Env:
     def __init__(self) -> None:
         self.gate = Gate()
+        self.seen: list[dict[str, Any]] = []
         saver = InMemorySaver()
         self.registry = GraphRegistry(
             graphs={
                 "slow": GraphConfig(
                     graph=slow_graph(self.gate),
                     description="Slow.",
+                    features=BACKGROUND,
+                ),
+                "meta": GraphConfig(
+                    graph=metadata_graph(self.seen),
+                    description="Metadata.",
                     features=BACKGROUND,
                 ),
                 "foreground-only": GraphConfig(
@@ -323,3 +352,118 @@ async def test_background_interrupts(env: tuple[Env, AsyncOpenAI]) -> None:
         ).id,
     )
     assert bg_done.output_text == "Decision: reject"
+
+
+async def test_the_run_records_the_submitting_request_id(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    state, client = env
+    raw = await client.responses.with_raw_response.create(
+        model="meta", input="x", background=True
+    )
+    request_id = raw.headers["x-request-id"]
+    queued = raw.parse()
+    assert (await poll(client, queued.id)).status == "completed"
+    [metadata] = state.seen
+    assert metadata["lgos.request_id"] == request_id
+    # The job itself carries it, so any engine can hand it to the run.
+    run = await state.backend.get(str(uuid.UUID(queued.id.rsplit("_", 1)[1])))
+    assert run is not None and run.job.request_id == request_id
+    # An idempotent retry is answered with the first request's run.
+    headers = {"Idempotency-Key": "once"}
+    first = await client.responses.with_raw_response.create(
+        model="meta", input="y", background=True, extra_headers=headers
+    )
+    retry = await client.responses.with_raw_response.create(
+        model="meta", input="y", background=True, extra_headers=headers
+    )
+    assert retry.parse().id == first.parse().id
+    assert retry.headers["x-request-id"] != first.headers["x-request-id"]
+    await poll(client, first.parse().id)
+    assert [m["lgos.request_id"] for m in state.seen[1:]] == [
+        first.headers["x-request-id"]
+    ]
+
+
+async def test_a_job_run_outside_the_request_keeps_its_request_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # What a worker process does: run the job with no request context at all.
+    seen: list[dict[str, Any]] = []
+    registry = GraphRegistry(
+        graphs={
+            "meta": GraphConfig(
+                graph=metadata_graph(seen), description="M.", features=BACKGROUND
+            )
+        }
+    )
+    job = new_job(
+        {"model": "meta", "input": "x", "background": True},
+        owner_scope="t1",
+        run_id=uuid.uuid4(),
+        idempotency_key=None,
+        request_id="req_" + "a" * 32,
+    )
+    caplog.handler.addFilter(RequestContextFilter())
+    caplog.set_level(logging.INFO, logger="tests.background.node")
+    work = execute_background_job(job, str(uuid.uuid4()), registry)
+    response = await asyncio.create_task(work, context=contextvars.Context())
+    assert response["status"] == "completed"
+    assert seen[0]["lgos.request_id"] == "req_" + "a" * 32
+    [record] = [r for r in caplog.records if r.name == "tests.background.node"]
+    assert record.request_id == "req_" + "a" * 32  # type: ignore[attr-defined]
+    assert record.response_id == response["id"]  # type: ignore[attr-defined]
+
+
+def test_job_json_round_trip_and_older_payloads() -> None:
+    job = new_job(
+        {"model": "meta", "input": "x", "background": True},
+        owner_scope="t1",
+        run_id=uuid.uuid4(),
+        idempotency_key="k",
+        request_id="req_" + "b" * 32,
+    )
+    payload = json.loads(json.dumps(job.to_json()))
+    assert payload["request_id"] == "req_" + "b" * 32
+    assert BackgroundJob.from_json(payload) == job
+    # A payload written before the field existed is still read...
+    older = {k: v for k, v in payload.items() if k != "request_id"}
+    assert BackgroundJob.from_json(older).request_id is None
+    # ...and one written by a later version with fields unknown here too.
+    assert BackgroundJob.from_json({**payload, "later": 1}) == job
+    with pytest.raises(TypeError):
+        BackgroundJob.from_json({k: v for k, v in payload.items() if k != "run_id"})
+
+
+async def test_a_route_served_without_the_middleware_still_names_the_request() -> None:
+    from langgraph_openai_serve.api.responses.routes import router
+
+    seen: list[dict[str, Any]] = []
+    registry = GraphRegistry(
+        graphs={
+            "meta": GraphConfig(
+                graph=metadata_graph(seen), description="M.", features=BACKGROUND
+            )
+        }
+    )
+    backend = InMemoryBackgroundBackend(registry)
+    app = FastAPI()
+    app.include_router(router)  # the bare route, without RequestContextMiddleware
+    app.state.graph_registry = registry
+    app.state.checkpoint_scope = lambda _request: "t1"
+    app.state.background_backend = backend
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        backend.lifespan(),
+        httpx.AsyncClient(transport=transport, base_url="http://app") as http,
+    ):
+        reply = await http.post(
+            "/responses", json={"model": "meta", "input": "x", "background": True}
+        )
+        request_id = reply.headers["x-request-id"]
+        assert request_id.startswith("req_") and len(request_id) == 36
+        for _ in range(200):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+    assert [m["lgos.request_id"] for m in seen] == [request_id]

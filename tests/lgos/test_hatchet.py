@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import json
+import logging
 import uuid
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
@@ -23,6 +25,9 @@ from fastapi import FastAPI
 from hatchet_sdk import ClientConfig, Hatchet
 from hatchet_sdk.clients.rest.models.v1_task_status import V1TaskStatus
 from hatchet_sdk.exceptions import IdempotencyCollisionError
+from langchain_core.messages import AIMessage
+from langgraph.config import get_config
+from langgraph.graph import START, MessagesState, StateGraph
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve import (
@@ -30,8 +35,13 @@ from langgraph_openai_serve import (
     GraphFeature,
     GraphRegistry,
     LanggraphOpenaiServe,
+    RequestContextFilter,
 )
-from langgraph_openai_serve.background import new_job
+from langgraph_openai_serve.background import (
+    BackgroundJob,
+    execute_background_job,
+    new_job,
+)
 from langgraph_openai_serve.integrations.hatchet import (
     BackgroundTaskInput,
     HatchetBackgroundBackend,
@@ -60,14 +70,34 @@ def offline_hatchet() -> Hatchet:
     return Hatchet(config=ClientConfig(token=token, tenant_id=tenant))
 
 
-def registry() -> GraphRegistry:
+def metadata_graph(seen: list[dict[str, Any]]) -> Any:
+    """Records each run's config metadata and logs one line from the node."""
+
+    def record(state: MessagesState) -> dict[str, Any]:
+        seen.append(dict(get_config().get("metadata") or {}))
+        logging.getLogger("tests.hatchet.node").info("recording")
+        return {"messages": [AIMessage("recorded")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("record", record)
+    builder.add_edge(START, "record")
+    return builder.compile()
+
+
+def registry(seen: list[dict[str, Any]] | None = None) -> GraphRegistry:
+    background = frozenset({GraphFeature.BACKGROUND})
     return GraphRegistry(
         graphs={
             "echo": GraphConfig(
                 graph=model_graph(OfflineChatModel(responder=echo_responder)),
                 description="Echo.",
-                features=frozenset({GraphFeature.BACKGROUND}),
-            )
+                features=background,
+            ),
+            "meta": GraphConfig(
+                graph=metadata_graph([] if seen is None else seen),
+                description="Metadata.",
+                features=background,
+            ),
         }
     )
 
@@ -92,10 +122,7 @@ async def test_task_runs_the_job_with_the_lifespan_registry() -> None:
         idempotency_key="k",
     )
     task_input = BackgroundTaskInput(
-        job=job.__dict__
-        if hasattr(job, "__dict__")
-        else {f: getattr(job, f) for f in job.__slots__},
-        idempotency_key=job.idempotency_key,
+        job=job.to_json(), idempotency_key=job.idempotency_key
     )
     response = await task.aio_mock_run(task_input, lifespan=registry())
     assert response["status"] == "completed"
@@ -105,6 +132,41 @@ async def test_task_runs_the_job_with_the_lifespan_registry() -> None:
     # A second attempt means Hatchet took the task from a worker that died.
     with pytest.raises(WorkerLostError, match="stopped before it finished"):
         await task.aio_mock_run(task_input, lifespan=registry(), retry_count=1)
+
+
+async def test_the_worker_task_binds_the_submitting_request_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seen: list[dict[str, Any]] = []
+    task = create_hatchet_task(offline_hatchet())
+    job = new_job(
+        {"model": "meta", "input": "x", "background": True},
+        owner_scope="default",
+        run_id=uuid.uuid4(),
+        idempotency_key="k",
+        request_id="req_" + "c" * 32,
+    )
+    # The input as the engine stores and hands it to the worker: JSON.
+    stored = BackgroundTaskInput(job=job.to_json(), idempotency_key="k")
+    task_input = BackgroundTaskInput.model_validate_json(stored.model_dump_json())
+    caplog.handler.addFilter(RequestContextFilter())
+    caplog.set_level(logging.INFO, logger="tests.hatchet.node")
+    # A worker has no HTTP request context: run the task in an empty one.
+    run = task.aio_mock_run(task_input, lifespan=registry(seen))
+    response = await asyncio.create_task(run, context=contextvars.Context())
+    assert response["status"] == "completed"
+    assert seen[0]["lgos.request_id"] == "req_" + "c" * 32
+    [record] = [r for r in caplog.records if r.name == "tests.hatchet.node"]
+    assert record.request_id == "req_" + "c" * 32  # type: ignore[attr-defined]
+    assert record.response_id == response["id"]  # type: ignore[attr-defined]
+
+    # An input stored by an older version (no request_id) still runs.
+    older = {k: v for k, v in job.to_json().items() if k != "request_id"}
+    legacy = BackgroundTaskInput(job=older, idempotency_key="k")
+    run = task.aio_mock_run(legacy, lifespan=registry(seen))
+    response = await asyncio.create_task(run, context=contextvars.Context())
+    assert response["status"] == "completed"
+    assert "lgos.request_id" not in seen[1]
 
 
 class FakeHatchet:
@@ -140,7 +202,12 @@ class FakeHatchet:
             output={},
         )
         self.records[run_id] = record
-        self.jobs[run_id] = asyncio.create_task(self._work(run_id, task_input))
+        # As on a worker: the run never sees the submitting request's context,
+        # and its input arrives as JSON.
+        stored = BackgroundTaskInput.model_validate_json(task_input.model_dump_json())
+        self.jobs[run_id] = asyncio.create_task(
+            self._work(run_id, stored), context=contextvars.Context()
+        )
         return SimpleNamespace(workflow_run_id=run_id)
 
     async def _work(self, run_id: str, task_input: BackgroundTaskInput) -> None:
@@ -148,13 +215,8 @@ class FakeHatchet:
         await self.release.wait()
         record.status = V1TaskStatus.RUNNING
         # The SDK's mock context has its own run ID; the engine's is ours.
-        job = task_input.job
-        from langgraph_openai_serve.background import (
-            BackgroundJob,
-            execute_background_job,
-        )
-
-        output = await execute_background_job(BackgroundJob(**job), run_id, self.graphs)
+        job = BackgroundJob.from_json(task_input.job)
+        output = await execute_background_job(job, run_id, self.graphs)
         record.output = {self.task.name: output}
         record.status = V1TaskStatus.COMPLETED
 
@@ -170,8 +232,16 @@ class FakeHatchet:
 
 
 @pytest.fixture
-async def hatchet_app() -> AsyncIterator[tuple[FakeHatchet, AsyncOpenAI]]:
-    graphs = registry()
+def seen() -> list[dict[str, Any]]:
+    """The config metadata of each ``meta`` run."""
+    return []
+
+
+@pytest.fixture
+async def hatchet_app(
+    seen: list[dict[str, Any]],
+) -> AsyncIterator[tuple[FakeHatchet, AsyncOpenAI]]:
+    graphs = registry(seen)
     task = create_hatchet_task(offline_hatchet())
     fake = FakeHatchet(task, graphs)
     backend = HatchetBackgroundBackend(fake, fake)
@@ -220,6 +290,28 @@ async def test_submit_poll_cancel_through_the_backend(hatchet_app) -> None:
     cancelled = await client.responses.cancel(other.id)
     assert cancelled.status == "cancelled"
     assert len(fake.cancelled) == 1
+
+
+async def test_the_run_records_the_submitting_request_id(
+    hatchet_app, seen: list[dict[str, Any]]
+) -> None:
+    fake, client = hatchet_app
+    raw = await client.responses.with_raw_response.create(
+        model="meta", input="x", background=True
+    )
+    request_id = raw.headers["x-request-id"]
+    queued = raw.parse()
+    [record] = fake.records.values()
+    assert record.input["input"]["job"]["request_id"] == request_id
+    fake.release.set()
+    status = queued.status
+    for _ in range(200):
+        status = (await client.responses.retrieve(queued.id)).status
+        if status == "completed":
+            break
+        await asyncio.sleep(0.01)
+    assert status == "completed"
+    assert [m["lgos.request_id"] for m in seen] == [request_id]
 
 
 async def test_unknown_runs_are_none() -> None:

@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import orjson
@@ -72,6 +72,13 @@ class BackgroundJob:
             key when the client sent none).
         fingerprint: SHA-256 of the canonical request, to detect a key
             reused with different content.
+        request_id: The ``x-request-id`` of the HTTP request that submitted
+            the job (see :mod:`~langgraph_openai_serve.request_context`), or
+            None for a job submitted outside a request and for payloads
+            written before the field existed. While the job runs it is the
+            ``request_id`` log field and the run's ``lgos.request_id``
+            metadata, wherever the engine runs it. An idempotent retry gets
+            the run of the first submission, which keeps that request's ID.
 
     """
 
@@ -81,6 +88,28 @@ class BackgroundJob:
     created_at: int
     idempotency_key: str
     fingerprint: str
+    request_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the job as a JSON object, the payload engines store."""
+        return {name: getattr(self, name) for name in _JOB_FIELDS}
+
+    @classmethod
+    def from_json(cls, payload: dict[str, Any]) -> BackgroundJob:
+        """Rebuild a job from :meth:`to_json` output.
+
+        Fields added after a payload was written take their defaults (an
+        older payload has no ``request_id``), and keys this version does not
+        know are ignored.
+
+        Raises:
+            TypeError: A field without a default is missing.
+
+        """
+        return cls(**{k: v for k, v in payload.items() if k in _JOB_FIELDS})
+
+
+_JOB_FIELDS = tuple(f.name for f in fields(BackgroundJob))
 
 
 @dataclass(slots=True)
@@ -165,10 +194,12 @@ async def execute_background_job(
     checked once the run holds its lease) and graph failures become a
     ``failed`` Response; the engine stores whatever this returns. A graph
     failure is logged once with its traceback; a cancellation propagates
-    unlogged. While it runs, ``model`` and ``response_id`` are log fields
-    (see :class:`~langgraph_openai_serve.RequestContextFilter`); an engine
-    running the job in the submitting request's context (the in-memory one)
-    also keeps that request's ``request_id``.
+    unlogged. While it runs, ``model``, ``response_id`` and ``request_id``
+    (the job's :attr:`~BackgroundJob.request_id`) are log fields (see
+    :class:`~langgraph_openai_serve.RequestContextFilter`), and the
+    ``request_id`` log field is also the run's ``lgos.request_id`` metadata.
+    A job without a request ID keeps the ``request_id`` of the context it
+    runs in, if any.
 
     Returns:
         The final Response JSON (``completed``, ``incomplete`` or ``failed``).
@@ -178,7 +209,9 @@ async def execute_background_job(
     response_id = interrupt_response_id(
         uuid.UUID(job.run_id), uuid.UUID(engine_run_id).hex
     )
-    with log_context(model=request.model, response_id=response_id):
+    with log_context(
+        request_id=job.request_id, model=request.model, response_id=response_id
+    ):
         return await _execute(job, engine_run_id, registry, request, response_id)
 
 
@@ -206,7 +239,7 @@ async def _execute(
             checkpoint_scope=job.owner_scope,
             resume=decoded.resume,
             run_id=run_id,
-            request_id=current_request_id(),
+            request_id=current_request_id(),  # the job's, bound by the caller
         ) as run:
             return await collect_response(run, frame)
     except InvalidRequestError as exc:
@@ -302,8 +335,13 @@ def new_job(
     owner_scope: str,
     run_id: uuid.UUID,
     idempotency_key: str | None,
+    request_id: str | None = None,
 ) -> BackgroundJob:
-    """Build a job for a validated background request."""
+    """Build a job for a validated background request.
+
+    ``request_id`` is the submitting HTTP request's ``x-request-id``
+    (:attr:`BackgroundJob.request_id`); None outside a request.
+    """
     return BackgroundJob(
         request=request,
         owner_scope=owner_scope,
@@ -313,4 +351,5 @@ def new_job(
         if idempotency_key is not None
         else uuid.uuid4().hex,
         fingerprint=request_fingerprint(request),
+        request_id=request_id,
     )

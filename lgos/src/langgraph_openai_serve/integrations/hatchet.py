@@ -77,7 +77,12 @@ _STATUSES = {
 
 
 class BackgroundTaskInput(BaseModel):
-    """The Hatchet task input: one :class:`BackgroundJob` as JSON."""
+    """The Hatchet task input: one :class:`BackgroundJob` as JSON.
+
+    ``job`` is :meth:`BackgroundJob.to_json` output, including the submitting
+    request's ``request_id``; inputs stored before that field existed are
+    still read (:meth:`BackgroundJob.from_json`).
+    """
 
     job: dict[str, Any]
     idempotency_key: str
@@ -107,7 +112,9 @@ def create_hatchet_task(
     schedule timeout and a one-hour execution timeout by default, and a
     24-hour Hatchet idempotency key: the job's scoped ``Idempotency-Key``
     digest. It runs :func:`execute_background_job` with the registry that the
-    worker's lifespan yields (``ctx.lifespan``).
+    worker's lifespan yields (``ctx.lifespan``); the job's ``request_id`` (the
+    submitting request's ``x-request-id``) is the worker's ``request_id`` log
+    field and the run's ``lgos.request_id`` metadata.
 
     Returns:
         The Hatchet standalone task.
@@ -136,7 +143,7 @@ def create_hatchet_task(
             # it over from a worker that stopped mid-run (or someone retried
             # it by hand): a graph run is never repeated.
             raise WorkerLostError(WorkerLostError.MESSAGE)
-        job = BackgroundJob(**task_input.job)
+        job = BackgroundJob.from_json(task_input.job)
         return await execute_background_job(job, ctx.workflow_run_id, registry)
 
     return run_background_response
@@ -218,7 +225,7 @@ class HatchetBackgroundBackend:
 
         """
         task_input = BackgroundTaskInput(
-            job=_job_json(job), idempotency_key=job.idempotency_key
+            job=job.to_json(), idempotency_key=job.idempotency_key
         )
         try:
             ref = await self._task.aio_run(task_input, wait_for_result=False)
@@ -264,7 +271,7 @@ class HatchetBackgroundBackend:
             )
         except ValueError:
             return None
-        run = BackgroundRun(id=run_id, job=BackgroundJob(**task_input.job))
+        run = BackgroundRun(id=run_id, job=BackgroundJob.from_json(task_input.job))
         response = _task_output(record.output, getattr(self._task, "name", TASK_NAME))
         if record.status == V1TaskStatus.COMPLETED and response is not None:
             run.response = response
@@ -301,17 +308,6 @@ def _trigger_input(payload: Any) -> Any:
     if isinstance(payload, dict) and "job" not in payload:
         return payload.get("input")
     return payload
-
-
-def _job_json(job: BackgroundJob) -> dict[str, Any]:
-    return {
-        "request": job.request,
-        "owner_scope": job.owner_scope,
-        "run_id": job.run_id,
-        "created_at": job.created_at,
-        "idempotency_key": job.idempotency_key,
-        "fingerprint": job.fingerprint,
-    }
 
 
 def run_worker(factory: Any, *, name: str = "lgos", slots: int | None = None) -> None:

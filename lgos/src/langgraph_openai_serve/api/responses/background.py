@@ -8,6 +8,7 @@ from starlette import status
 from starlette.requests import Request
 from starlette.responses import Response
 
+from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.responses.plan import plan_response
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
@@ -15,7 +16,11 @@ from langgraph_openai_serve.api.runs import resolve_scope
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
 from langgraph_openai_serve.graph.interrupt import parse_interrupt_response_id
-from langgraph_openai_serve.request_context import bind_log_fields
+from langgraph_openai_serve.request_context import (
+    REQUEST_ID_HEADER,
+    bind_log_fields,
+    current_request_id,
+)
 
 __all__ = ["cancel_background", "retrieve_background", "submit_background"]
 
@@ -34,6 +39,10 @@ def _not_found(response_id: str) -> InvalidRequestError:
 
 async def submit_background(request: Request, body: ResponseCreateRequest) -> Response:
     """Validate a ``background=true`` request, submit it, return it queued.
+
+    The job carries this request's ``x-request-id`` (generated and sent here
+    when the route is served without the mount's middleware), so the run's
+    logs and ``lgos.request_id`` metadata name the submitting request.
 
     Raises:
         InvalidRequestError: 400 when the model does not declare
@@ -73,7 +82,18 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
     assert run_id is not None
     scope = await resolve_scope(request)
     payload = body.model_dump(mode="json", exclude_unset=True)
-    job = new_job(payload, owner_scope=scope, run_id=run_id, idempotency_key=key)
+    request_id = current_request_id()
+    headers: dict[str, str] = {}
+    if request_id is None:  # routes served without the mount's middleware
+        request_id = new_id("req")
+        headers[REQUEST_ID_HEADER] = request_id
+    job = new_job(
+        payload,
+        owner_scope=scope,
+        run_id=run_id,
+        idempotency_key=key,
+        request_id=request_id,
+    )
     run = await backend.submit(job)
     bind_log_fields(response_id=run.response_id)
     if run.job.fingerprint != job.fingerprint or run.job.owner_scope != scope:
@@ -82,7 +102,9 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
             code="idempotency_key_reused",
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    return json_response(run.snapshot())
+    response = json_response(run.snapshot())
+    response.headers.update(headers)
+    return response
 
 
 async def _owned_run(request: Request, response_id: str):
