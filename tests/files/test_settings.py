@@ -133,7 +133,7 @@ def test_database_url_selects_the_store(
     ]:
         store = open_metadata(url)
         assert isinstance(store, SqliteMetadataStore)
-        assert store._path == path
+        assert store.path == path
     for bad in ("mysql://u@h/db", "sqlite://x.db", ""):
         with pytest.raises(ValueError):
             open_metadata(bad)
