@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
-from langgraph.config import get_stream_writer
+from langgraph.config import get_config, get_stream_writer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import Field
@@ -43,6 +44,24 @@ def model_graph(model: OfflineChatModel, name: str = "model") -> Any:
 class Greeting(ClientSettings):
     name: str = Field("world", max_length=20, title="Name")
     tone: Literal["plain", "excited"] = "plain"
+
+
+METADATA_LOGGER = "tests.lgos.metadata_node"
+"""The logger :func:`metadata_graph`'s node writes its one line to."""
+
+
+def metadata_graph(seen: list[dict[str, Any]]) -> Any:
+    """Record each run's config metadata in ``seen``; log one line from the node."""
+
+    def record(state: MessagesState) -> dict[str, Any]:
+        seen.append(dict(get_config().get("metadata") or {}))
+        logging.getLogger(METADATA_LOGGER).info("recording")
+        return {"messages": [AIMessage("recorded")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("record", record)
+    builder.add_edge(START, "record")
+    return builder.compile()
 
 
 def greeting_graph() -> Any:

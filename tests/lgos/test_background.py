@@ -16,7 +16,6 @@ import pytest
 from fastapi import FastAPI
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.config import get_config
 from langgraph.graph import START, MessagesState, StateGraph
 from openai import AsyncOpenAI
 
@@ -35,6 +34,7 @@ from langgraph_openai_serve.background import (
 )
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from tests.contract.openapi import validate
+from tests.lgos.graphs import METADATA_LOGGER, metadata_graph
 from tests.lgos.interrupt_graphs import Counter, approval_graph
 
 pytestmark = pytest.mark.anyio
@@ -68,20 +68,6 @@ def slow_graph(gate: Gate) -> Any:
     builder = StateGraph(MessagesState)
     builder.add_node("work", work)
     builder.add_edge(START, "work")
-    return builder.compile()
-
-
-def metadata_graph(seen: list[dict[str, Any]]) -> Any:
-    """Records each run's config metadata and logs one line from the node."""
-
-    def record(state: MessagesState) -> dict[str, Any]:
-        seen.append(dict(get_config().get("metadata") or {}))
-        logging.getLogger("tests.background.node").info("recording")
-        return {"messages": [AIMessage("recorded")]}
-
-    builder = StateGraph(MessagesState)
-    builder.add_node("record", record)
-    builder.add_edge(START, "record")
     return builder.compile()
 
 
@@ -405,12 +391,12 @@ async def test_a_job_run_outside_the_request_keeps_its_request_id(
         request_id="req_" + "a" * 32,
     )
     caplog.handler.addFilter(RequestContextFilter())
-    caplog.set_level(logging.INFO, logger="tests.background.node")
+    caplog.set_level(logging.INFO, logger=METADATA_LOGGER)
     work = execute_background_job(job, str(uuid.uuid4()), registry)
     response = await asyncio.create_task(work, context=contextvars.Context())
     assert response["status"] == "completed"
     assert seen[0]["lgos.request_id"] == "req_" + "a" * 32
-    [record] = [r for r in caplog.records if r.name == "tests.background.node"]
+    [record] = [r for r in caplog.records if r.name == METADATA_LOGGER]
     assert record.request_id == "req_" + "a" * 32  # type: ignore[attr-defined]
     assert record.response_id == response["id"]  # type: ignore[attr-defined]
 

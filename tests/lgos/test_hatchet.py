@@ -25,9 +25,6 @@ from fastapi import FastAPI
 from hatchet_sdk import ClientConfig, Hatchet
 from hatchet_sdk.clients.rest.models.v1_task_status import V1TaskStatus
 from hatchet_sdk.exceptions import IdempotencyCollisionError
-from langchain_core.messages import AIMessage
-from langgraph.config import get_config
-from langgraph.graph import START, MessagesState, StateGraph
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve import (
@@ -49,7 +46,12 @@ from langgraph_openai_serve.integrations.hatchet import (
     create_hatchet_task,
 )
 from lgos_demo_api.offline import OfflineChatModel
-from tests.lgos.graphs import echo_responder, model_graph
+from tests.lgos.graphs import (
+    METADATA_LOGGER,
+    echo_responder,
+    metadata_graph,
+    model_graph,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -68,20 +70,6 @@ def offline_hatchet() -> Hatchet:
     }
     token = f"{b64({'alg': 'HS256'})}.{b64(claims)}.sig"
     return Hatchet(config=ClientConfig(token=token, tenant_id=tenant))
-
-
-def metadata_graph(seen: list[dict[str, Any]]) -> Any:
-    """Records each run's config metadata and logs one line from the node."""
-
-    def record(state: MessagesState) -> dict[str, Any]:
-        seen.append(dict(get_config().get("metadata") or {}))
-        logging.getLogger("tests.hatchet.node").info("recording")
-        return {"messages": [AIMessage("recorded")]}
-
-    builder = StateGraph(MessagesState)
-    builder.add_node("record", record)
-    builder.add_edge(START, "record")
-    return builder.compile()
 
 
 def registry(seen: list[dict[str, Any]] | None = None) -> GraphRegistry:
@@ -150,13 +138,13 @@ async def test_the_worker_task_binds_the_submitting_request_id(
     stored = BackgroundTaskInput(job=job.to_json(), idempotency_key="k")
     task_input = BackgroundTaskInput.model_validate_json(stored.model_dump_json())
     caplog.handler.addFilter(RequestContextFilter())
-    caplog.set_level(logging.INFO, logger="tests.hatchet.node")
+    caplog.set_level(logging.INFO, logger=METADATA_LOGGER)
     # A worker has no HTTP request context: run the task in an empty one.
     run = task.aio_mock_run(task_input, lifespan=registry(seen))
     response = await asyncio.create_task(run, context=contextvars.Context())
     assert response["status"] == "completed"
     assert seen[0]["lgos.request_id"] == "req_" + "c" * 32
-    [record] = [r for r in caplog.records if r.name == "tests.hatchet.node"]
+    [record] = [r for r in caplog.records if r.name == METADATA_LOGGER]
     assert record.request_id == "req_" + "c" * 32  # type: ignore[attr-defined]
     assert record.response_id == response["id"]  # type: ignore[attr-defined]
 

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
-import anyio
 import httpx
 import openai
 import pytest
@@ -24,6 +23,7 @@ from langgraph_openai_serve.graph.interrupt import (
     delete_expired_interrupt_runs,
 )
 from tests.contract.openapi import validate
+from tests.lgos.asgi import call_asgi
 from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, interrupt_registry
 
@@ -298,40 +298,13 @@ async def _stream_watching_terminal(
     Returns the events, and the leases held and checkpoint threads kept at
     the moment each terminal event was handed to the server to send.
     """
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/responses",
-        "raw_path": b"/v1/responses",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(b"content-type", b"application/json")],
-        "server": ("lgos", 80),
-        "client": ("test", 1),
-    }
-    requests = [{"type": "http.request", "body": json.dumps(body).encode()}]
-    chunks: list[bytes] = []
     at_terminal: list[tuple[frozenset[str], set[str]]] = []
 
-    async def receive() -> dict[str, Any]:
-        if not requests:  # the client stays connected
-            await anyio.sleep_forever()
-        return requests.pop()
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            assert message["status"] == 200
-        if message["type"] != "http.response.body":
-            return
-        chunk = message.get("body", b"")
+    async def on_body(chunk: bytes) -> None:
         if re.search(rb"^event: response\.(completed|incomplete|failed)$", chunk, re.M):
             at_terminal.append((state.coordinator.held, await state.threads()))
-        chunks.append(chunk)
 
-    await state.app(scope, receive, send)
+    chunks = await call_asgi(state.app, "/v1/responses", body, on_body)
     return [e["data"] for e in parse_sse(b"".join(chunks).decode())], at_terminal
 
 

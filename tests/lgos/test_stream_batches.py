@@ -24,6 +24,7 @@ from langgraph_openai_serve.graph.runner import (
     stream_run_batches,
 )
 from lgos_demo_api.offline import OfflineChatModel
+from tests.lgos.asgi import call_asgi
 from tests.lgos.graphs import model_graph
 
 pytestmark = pytest.mark.anyio
@@ -57,43 +58,6 @@ async def test_a_burst_comes_in_few_batches_and_the_result_alone() -> None:
     assert isinstance(final, AIMessage) and final.text == ANSWER
     assert [type(e) for e in events] == [type(e) for e in flat]
     assert [e.text for e in events if isinstance(e, TextChunk)] == texts
-
-
-async def call_asgi(app: FastAPI, path: str, body: dict[str, Any]) -> list[bytes]:
-    """POST ``body``; return the bodies of the response's ASGI messages."""
-    raw = orjson.dumps(body)
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"lgos"), (b"content-type", b"application/json")],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
-    received = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal received
-        if not received:
-            received = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-        await asyncio.Event().wait()  # never disconnects
-        raise AssertionError
-
-    bodies: list[bytes] = []
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.body" and message["body"]:
-            bodies.append(message["body"])
-
-    await app(scope, receive, send)
-    return bodies
 
 
 def parse_sse(body: str) -> list[dict[str, Any]]:

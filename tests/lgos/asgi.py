@@ -1,0 +1,64 @@
+"""Call an ASGI app directly, seeing each body message as the server sends it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+
+
+async def call_asgi(
+    app: Any,
+    path: str,
+    body: dict[str, Any],
+    on_body: Callable[[bytes], Awaitable[None]] | None = None,
+) -> list[bytes]:
+    """POST ``body`` to ``app``; return the bodies of the response's ASGI messages.
+
+    The client never disconnects. ``on_body`` is awaited with each non-empty
+    body as the app sends it, so a test can look at server state at that
+    moment (before the app goes on).
+
+    Raises:
+        AssertionError: The response status is not 200.
+
+    """
+    raw = orjson.dumps(body)
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"lgos"), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    received = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        if not received:
+            received = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        await asyncio.Event().wait()  # never disconnects
+        raise AssertionError
+
+    bodies: list[bytes] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            assert message["status"] == 200, message
+        if message["type"] == "http.response.body" and message["body"]:
+            if on_body is not None:
+                await on_body(message["body"])
+            bodies.append(message["body"])
+
+    await app(scope, receive, send)
+    return bodies
