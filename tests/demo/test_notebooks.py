@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -88,16 +89,19 @@ def test_graph_runner_times_every_mode_on_deep_research(tmp_path: Path) -> None:
     assert list(rows) == [*FOREGROUND_MODES, BACKGROUND_MODE]
     for mode, row in rows.items():
         assert row["runs"] == 2, mode
-        assert 0 < row["min total (ms)"] <= row["median total (ms)"], mode
+        assert 0 < row["fastest (ms)"] <= row["total (ms)"], mode
         # The offline model is deterministic: every path gives the same answer.
         assert row["same answer"] is True, mode
     for mode in ("run_langgraph_stream", "responses.create(stream=True)"):
-        first = rows[mode]["median first text (ms)"]
-        assert 0 < first <= rows[mode]["median total (ms)"], mode
-    for mode in ("run_langgraph", "responses.create"):
-        assert rows[mode]["median first text (ms)"] is None, mode
-    queued = rows[BACKGROUND_MODE]["median queued (ms)"]
-    assert 0 < queued < rows[BACKGROUND_MODE]["median total (ms)"]
+        first = rows[mode]["first text (ms)"]
+        assert 0 < first <= rows[mode]["total (ms)"], mode
+    # The JSON keeps missing times as null; only the table shows them as n/a.
+    for mode in ("run_langgraph", "responses.create", BACKGROUND_MODE):
+        assert rows[mode]["first text (ms)"] is None, mode
+    for mode in FOREGROUND_MODES:
+        assert rows[mode]["queued (ms)"] is None, mode
+    queued = rows[BACKGROUND_MODE]["queued (ms)"]
+    assert 0 < queued < rows[BACKGROUND_MODE]["total (ms)"]
     assert figure.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
@@ -168,6 +172,66 @@ async def test_graph_runner_leaves_out_background_for_foreground_graphs(
     assert [row["mode"] for row in rows] == FOREGROUND_MODES
     assert all(row["same answer"] for row in rows)
     assert "offline demo model" in timings[0].answer
+
+
+def table_rows(table: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows a `mo.ui.table` sends the browser: as shown, and unformatted."""
+    found: dict[str, str | None] = {}
+
+    class Attributes(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]):
+            if tag == "marimo-table":
+                found.update(attrs)
+
+    Attributes().feed(table.text)
+    shown, raw = found["data-data"], found["data-raw-data"]
+    assert shown is not None and raw is not None, found
+    return json.loads(json.loads(shown)), json.loads(json.loads(raw))
+
+
+def test_graph_runner_table_shows_missing_times_as_not_applicable(
+    graph_runner: ModuleType,
+) -> None:
+    def timing(mode: str, run: int, total: float, **marks: float) -> Any:
+        return graph_runner.Timing(
+            mode=mode,
+            run=run,
+            total_s=total,
+            first_text_s=marks.get("first"),
+            queued_s=marks.get("queued"),
+            answer="same",
+        )
+
+    timings = [
+        *(timing("run_langgraph", run, 0.0312) for run in (1, 2)),
+        *(timing("run_langgraph_stream", run, 0.04, first=0.066) for run in (1, 2)),
+        *(timing(BACKGROUND_MODE, run, 0.08, queued=0.0149) for run in (1, 2)),
+    ]
+    summary = graph_runner.summarize(timings)
+    shown, raw = table_rows(graph_runner.summary_table(summary))
+
+    # Sorting and the JSON summary use the numbers, missing ones as None...
+    assert raw == summary
+    assert [row["first text (ms)"] for row in raw] == [None, 66.0, None]
+    assert [row["queued (ms)"] for row in raw] == [None, None, 14.9]
+    assert all(isinstance(row["total (ms)"], float) for row in raw)
+    # ...while the reader sees why a time is missing, never a bare None.
+    assert [row["first text (ms)"] for row in shown] == [
+        "n/a (not streamed)",
+        "66.0",
+        "n/a (not streamed)",
+    ]
+    assert [row["queued (ms)"] for row in shown] == [
+        "n/a (foreground)",
+        "n/a (foreground)",
+        "14.9",
+    ]
+    assert not [
+        (row["mode"], column)
+        for row in shown
+        for column, value in row.items()
+        if value is None or value == "None"
+    ]
 
 
 @pytest.mark.anyio
@@ -354,7 +418,9 @@ def test_recipe_serves_each_notebook_and_it_runs_in_the_browser(
             executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
         )
         try:
-            page = browser.new_page()
+            # Tall enough that the timing table is on screen when it first
+            # renders: marimo sizes its columns to their contents then.
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(gallery)
             page.get_by_text("Wire Events").first.wait_for(timeout=30_000)
             page.goto(f"{gallery}/?file=graph_runner.py")
@@ -362,5 +428,25 @@ def test_recipe_serves_each_notebook_and_it_runs_in_the_browser(
             page.get_by_text(BACKGROUND_MODE).first.wait_for(timeout=120_000)
             page.locator("img").first.wait_for(timeout=30_000)
             assert page.get_by_text("Timings per mode").count() == 1
+            table = page.locator("table").first
+            cells = table.locator("td").all_inner_texts()
+            assert "n/a (not streamed)" in cells and "n/a (foreground)" in cells
+            assert "None" not in cells
+            # At 1400 px every column fits: nothing to scroll to, no cell cut.
+            overflow = table.evaluate(
+                """(table) => {
+                    const box = table.parentElement.getBoundingClientRect();
+                    const cut = [...table.querySelectorAll("th, td")]
+                        .filter((cell) => {
+                            const r = cell.getBoundingClientRect();
+                            return r.left < box.left - 0.5 || r.right > box.right + 0.5
+                                || cell.scrollWidth > cell.clientWidth;
+                        })
+                        .map((cell) => cell.innerText);
+                    const scroll = table.parentElement;
+                    return {cut, extra: scroll.scrollWidth - scroll.clientWidth};
+                }"""
+            )
+            assert overflow == {"cut": [], "extra": 0}, overflow
         finally:
             browser.close()
