@@ -16,7 +16,7 @@ from openai import AsyncOpenAI
 from lgos_chainlit.conversation import Conversation, FunctionRunner, TurnListener
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.rendering import render_response
-from lgos_chainlit.session import load_session
+from lgos_chainlit.session import chat_profiles_for, load_session
 
 pytestmark = pytest.mark.anyio
 
@@ -110,3 +110,31 @@ async def test_commentary_and_citations_over_two_turns(client: AsyncOpenAI) -> N
     ]
     assert phases.count("commentary") == 4
     assert phases.count("final_answer") == 2
+
+
+async def test_only_models_taking_files_offer_attachments(client: AsyncOpenAI) -> None:
+    """Each demo model's chat profile turns Chainlit's attachments on or off.
+
+    The page reads the selected profile's config (``/project/settings``),
+    which Chainlit merges from ``config_overrides`` exactly like this.
+    """
+    from chainlit.config import config
+
+    uploads = config.features.spontaneous_file_upload
+    assert uploads is not None and uploads.enabled  # the global config takes files
+    profiles = chat_profiles_for([model async for model in client.models.list()])
+    offered = {}
+    for profile in profiles:
+        merged = config.with_overrides(profile.config_overrides)
+        profile_uploads = merged.features.spontaneous_file_upload
+        assert profile_uploads is not None
+        offered[profile.name] = bool(profile_uploads.enabled)
+        session = await load_session(client, profile.name)
+        assert offered[profile.name] is session.accepts_files, profile.name
+        # Only the switch differs: types and sizes stay the configured ones.
+        assert profile_uploads.accept == uploads.accept
+        assert profile_uploads.max_files == uploads.max_files
+        assert profile_uploads.max_size_mb == uploads.max_size_mb
+        assert merged.features.edit_message == config.features.edit_message
+    assert {name for name, on in offered.items() if on} == {"files", "deep-research"}
+    assert offered["chat"] is False

@@ -5,6 +5,11 @@ temporary SQLite file (and in a fresh PostgreSQL database when one is
 available, as ``just test`` provides), then Chainlit's own methods write and
 read users, threads and steps, and the UI's saved state (ledger, settings,
 a pending pause) survives a round trip through the thread's metadata.
+
+Steps are written the way a chat writes them: Chainlit's ``Step`` and
+``Message`` (and the UI's :class:`ChainlitTurnView`) inside a Chainlit
+context, each ``send()``/``update()`` persisted by a task Chainlit does not
+wait for; a reopened thread must show each step as the page last showed it.
 """
 
 from __future__ import annotations
@@ -14,16 +19,26 @@ import json
 import os
 import stat
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
+import chainlit as cl
+import chainlit.data
+import openai
 import pytest
+from chainlit.context import init_http_context
+from chainlit.emitter import BaseChainlitEmitter
+from chainlit.step import StepDict
 from chainlit.types import Pagination, ThreadFilter
 from chainlit.user import User
+from chainlit.utils import utc_now
 
 from lgos_chainlit.conversation import Conversation
 from lgos_chainlit.discovery import describe_model
+from lgos_chainlit.files import DISPLAY_FILE_OK
+from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.persistence import (
     AUTH_SECRET_ENV,
@@ -33,11 +48,17 @@ from lgos_chainlit.persistence import (
     resolve_database_url,
     schema_statements,
 )
+from lgos_chainlit.rendering import render_function_step
 from lgos_chainlit.session import WEB_SEARCH_SETTING, ChatSession
 from lgos_chainlit.settings import ChainlitSettings
+from lgos_chainlit.view import DISPLAY_CALL_KEY, ChainlitTurnView
 from tests.pg import ADMIN_URI
+from tests.ui.test_chainlit_files import PNG, display_call
+from tests.ui.test_chainlit_files import files as files  # shared fixture
 
 pytestmark = pytest.mark.anyio
+
+T = TypeVar("T")
 
 
 def settings(tmp_path: Path, **values: Any) -> ChainlitSettings:
@@ -113,6 +134,207 @@ async def layer(
         await data_layer.close()
 
 
+class PageRecorder(BaseChainlitEmitter):
+    """Chainlit's stub emitter, keeping the last step dict the page got per ID."""
+
+    def __init__(self, session: Any) -> None:
+        super().__init__(session)
+        self.shown: dict[str, dict[str, Any]] = {}
+
+    async def send_step(self, step_dict: StepDict) -> None:
+        self.shown[str(step_dict.get("id"))] = dict(step_dict)
+
+    async def update_step(self, step_dict: StepDict) -> None:
+        self.shown[str(step_dict.get("id"))] = dict(step_dict)
+
+    async def delete_step(self, step_dict: StepDict) -> None:
+        self.shown.pop(str(step_dict.get("id")), None)
+
+
+async def in_chainlit(
+    thread_id: str, work: Callable[[], Awaitable[T]]
+) -> tuple[T, dict[str, dict[str, Any]]]:
+    """Run ``work`` in a Chainlit context of ``thread_id`` (as a callback runs).
+
+    The context lives in a task of its own, so it does not outlast ``work``;
+    the session's upload folder is removed afterwards.
+
+    Returns:
+        What ``work`` returned, and each step as the page last got it.
+
+    """
+    page: list[PageRecorder] = []
+
+    async def run() -> T:
+        context = init_http_context(thread_id=thread_id)
+        context.emitter = PageRecorder(context.session)
+        page.append(context.emitter)
+        try:
+            return await work()
+        finally:
+            await context.session.delete()
+
+    result = await asyncio.create_task(run())
+    return result, page[0].shown
+
+
+class SlowFirstWrites:
+    """The data layer as Chainlit uses it, with each step's first write slow.
+
+    The first ``INSERT`` of every step waits ``delay`` seconds before it
+    reaches the database (a database busy for a moment), so it would land
+    after the writes Chainlit makes later. :meth:`settled` waits until every
+    step write Chainlit started has finished.
+    """
+
+    def __init__(
+        self, layer: LgosDataLayer, monkeypatch: pytest.MonkeyPatch, delay: float
+    ) -> None:
+        self.pending = 0
+        self.idle = asyncio.Event()
+        self.first_seen: set[str] = set()
+        create_step, delete_step = layer.create_step, layer.delete_step
+        execute_sql = layer.execute_sql
+
+        async def counted(write: Awaitable[None]) -> None:
+            self.pending += 1
+            self.idle.clear()
+            try:
+                await write
+            finally:
+                self.pending -= 1
+                if not self.pending:
+                    self.idle.set()
+
+        async def counted_create(step_dict: StepDict) -> None:
+            await counted(create_step(step_dict))
+
+        async def counted_delete(step_id: str) -> None:
+            await counted(delete_step(step_id))
+
+        async def slow_sql(query: str, parameters: dict) -> Any:
+            step_id = str(parameters.get("id"))
+            if "INSERT INTO steps" in query and step_id not in self.first_seen:
+                self.first_seen.add(step_id)
+                await asyncio.sleep(delay)
+            return await execute_sql(query, parameters)
+
+        monkeypatch.setattr(layer, "create_step", counted_create)
+        monkeypatch.setattr(layer, "delete_step", counted_delete)
+        monkeypatch.setattr(layer, "execute_sql", slow_sql)
+        monkeypatch.setattr(chainlit.data, "_data_layer", layer)
+        monkeypatch.setattr(chainlit.data, "_data_layer_initialized", True)
+
+    async def settled(self) -> None:
+        """Wait for the writes Chainlit's fire-and-forget tasks make."""
+        await asyncio.sleep(0.05)  # the tasks just created start (and count)
+        if self.pending:
+            with anyio.fail_after(30):
+                await self.idle.wait()
+
+
+def _as_reopened(step: Mapping[str, Any]) -> dict[str, Any]:
+    """What a reopened thread draws a step from (booleans as the page reads them)."""
+    return {
+        "name": step.get("name"),
+        "type": step.get("type"),
+        "parentId": step.get("parentId"),
+        "output": step.get("output"),
+        "start": step.get("start"),
+        "end": step.get("end"),
+        "isError": bool(step.get("isError")),
+        "metadata": step.get("metadata") or {},
+    }
+
+
+async def _reopened_steps(
+    layer: LgosDataLayer, thread_id: str
+) -> dict[str, dict[str, Any]]:
+    thread = await layer.get_thread(thread_id)
+    assert thread is not None
+    return {str(step.get("id")): dict(step) for step in thread["steps"]}
+
+
+async def test_steps_reopen_as_last_shown(
+    layer: LgosDataLayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chainlit's unawaited writes of one step land in the order it made them."""
+    writes = SlowFirstWrites(layer, monkeypatch, delay=0.3)
+    thread_id = str(uuid.uuid4())
+
+    async def chat() -> tuple[str, str]:
+        step = cl.Step(name="Running roll_dice", type="tool", icon="wrench")
+        step.start = utc_now()
+        await step.send()
+        step.output = "rolling"
+        await step.update()
+        step.name, step.output, step.end = "Ran roll_dice", "4", utc_now()
+        await step.update()
+        gone = cl.Step(name="Outlining", type="run")
+        await gone.send()
+        await gone.remove()
+        return step.id, gone.id
+
+    (step_id, gone_id), shown = await in_chainlit(thread_id, chat)
+    await writes.settled()
+
+    steps = await _reopened_steps(layer, thread_id)
+    assert gone_id not in steps
+    assert list(steps) == list(shown) == [step_id]
+    assert shown[step_id]["name"] == "Ran roll_dice"
+    assert _as_reopened(steps[step_id]) == _as_reopened(shown[step_id])
+
+
+@pytest.mark.parametrize("function", ["display_file", "roll_dice"])
+async def test_function_steps_reopen_finished(
+    layer: LgosDataLayer,
+    files: openai.AsyncOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+    function: str,
+) -> None:
+    """A reopened thread shows a function step finished, as the live page did.
+
+    The newcomer's report: a ``display_file`` step came back as "Running
+    display_file" because its first write landed after its last.
+    """
+    writes = SlowFirstWrites(layer, monkeypatch, delay=0.3)
+    thread_id = str(uuid.uuid4())
+    if function == "display_file":
+        created = await files.files.create(
+            file=("chart.png", PNG, "image/png"), purpose="user_data"
+        )
+        call = display_call(created.id)
+    else:
+        call = FunctionCall(call_id="call_1", name="roll_dice", arguments="{}")
+
+    async def run() -> tuple[str, bool]:
+        return execute_call(call, LOCAL_FUNCTIONS)
+
+    view = ChainlitTurnView(files=files)
+    (output, ok), shown = await in_chainlit(
+        thread_id, lambda: view.run_function(call, run)
+    )
+    assert ok, output
+    await writes.settled()
+
+    [tool_id] = [i for i, step in shown.items() if step["type"] == "tool"]
+    expected = "Showed chart.png" if function == "display_file" else "Ran roll_dice"
+    assert shown[tool_id]["name"] == expected
+    assert shown[tool_id]["output"] == render_function_step(call.arguments, output)
+    assert shown[tool_id]["end"]
+
+    steps = await _reopened_steps(layer, thread_id)
+    assert set(steps) == set(shown)
+    for step_id, step in steps.items():
+        assert _as_reopened(step) == _as_reopened(shown[step_id]), step_id
+    if function == "display_file":
+        assert output == DISPLAY_FILE_OK
+        # The file's message is found again, under its step as it was live.
+        [message] = [s for s in steps.values() if s["type"] == "assistant_message"]
+        assert message["metadata"][DISPLAY_CALL_KEY] == call.call_id
+        assert message["parentId"] == tool_id
+
+
 async def test_threads_steps_and_state_round_trip(layer: LgosDataLayer) -> None:
     user = await layer.create_user(User(identifier="demo", metadata={"a": 1}))
     assert user is not None and user.metadata == {"a": 1}
@@ -124,22 +346,24 @@ async def test_threads_steps_and_state_round_trip(layer: LgosDataLayer) -> None:
     )
     await layer.put_thread_metadata(thread_id, {"chat_profile": "approval"})
     step_id = str(uuid.uuid4())
-    await layer.create_step.__wrapped__(  # type: ignore[attr-defined]
-        layer,
-        {
-            "id": step_id,
-            "threadId": thread_id,
-            "name": "demo",
-            "type": "user_message",
-            "output": "Refund order 42",
-            "streaming": False,
-            "metadata": {"icon": "x"},
-            "tags": ["t"],
-            "createdAt": "2026-01-01T00:00:00Z",
-            "defaultOpen": False,
-            "autoCollapse": None,
-            "showInput": False,
-        },
+    await in_chainlit(
+        thread_id,
+        lambda: layer.create_step(
+            {
+                "id": step_id,
+                "threadId": thread_id,
+                "name": "demo",
+                "type": "user_message",
+                "output": "Refund order 42",
+                "streaming": False,
+                "metadata": {"icon": "x"},
+                "tags": ["t"],
+                "createdAt": "2026-01-01T00:00:00Z",
+                "defaultOpen": False,
+                "autoCollapse": None,
+                "showInput": False,
+            }
+        ),
     )
 
     conversation = Conversation(

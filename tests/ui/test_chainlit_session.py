@@ -138,3 +138,41 @@ def test_chat_profiles_for_listed_models() -> None:
     ]
     assert profiles[0].markdown_description == "Audience chat."
     assert "Limited functionality" in profiles[1].markdown_description
+
+
+def test_profiles_offer_attachments_only_with_file_inputs() -> None:
+    from chainlit.config import config
+
+    listed = [
+        model({"schema_version": 1, "features": ["interrupts"]}),
+        Model.model_validate(
+            {
+                "id": "files",
+                "object": "model",
+                "created": 0,
+                "owned_by": "lgos",
+                "lgos": {"schema_version": 1, "features": ["file_inputs"]},
+            }
+        ),
+        Model.model_validate(
+            {"id": "plain", "object": "model", "created": 0, "owned_by": "x"}
+        ),
+    ]
+
+    profiles = chat_profiles_for(listed)
+
+    def uploads_on(profile_config) -> bool:
+        uploads = config.with_overrides(profile_config).features.spontaneous_file_upload
+        assert uploads is not None
+        return bool(uploads.enabled)
+
+    assert [(p.name, uploads_on(p.config_overrides)) for p in profiles] == [
+        ("chat", False),
+        ("files", True),
+        ("plain", False),  # no usable extension: plain chat, no files
+    ]
+    assert profiles[1].config_overrides is None
+    # The override is what the page sees: only the switch, nothing else.
+    assert profiles[0].config_overrides.model_dump(exclude_unset=True) == {
+        "features": {"spontaneous_file_upload": {"enabled": False}}
+    }

@@ -13,7 +13,10 @@ plus what the UI needs around it:
   gets objects either way;
 - :meth:`LgosDataLayer.put_thread_metadata` merges keys into a thread's
   metadata and raises when it cannot (the UI saves the conversation ledger
-  and a pending pause there *before* asking the user, and must know).
+  and a pending pause there *before* asking the user, and must know);
+- the writes of one step land in the order Chainlit made them (see
+  :meth:`LgosDataLayer.create_step`), so a reopened thread shows each step
+  as it last looked, finished, not as it was first sent.
 
 The database is ``DEMO_CHAINLIT_DATABASE_URL`` (``postgresql://...`` runs on
 asyncpg), else SQLite at ``<data dir>/chainlit.sqlite3``. Login needs
@@ -28,11 +31,13 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.step import StepDict
 from chainlit.types import ThreadDict
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
@@ -209,10 +214,21 @@ def _json_object(value: Any) -> dict[str, Any]:
     return dict(decoded) if isinstance(decoded, Mapping) else {}
 
 
+class _StepWrites:
+    """The queue of one step's pending writes (see ``create_step``)."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
 class LgosDataLayer(SQLAlchemyDataLayer):
     """Chainlit's SQLAlchemy data layer, on SQLite or PostgreSQL (see module)."""
 
     def __init__(self, url: str) -> None:
+        self._step_writes: dict[str, _StepWrites] = {}
         self.dialect = make_url(url).get_backend_name()
         connect_args: dict[str, Any] = {}
         if self.dialect == "sqlite":
@@ -258,6 +274,45 @@ class LgosDataLayer(SQLAlchemyDataLayer):
             return {row[0] for row in rows}
         rows = await connection.execute(text(f'PRAGMA table_info("{table}")'))
         return {row[1] for row in rows}
+
+    @asynccontextmanager
+    async def _in_call_order(self, step_id: str) -> AsyncIterator[None]:
+        """Hold the step's write slot; writes get it in the order they asked.
+
+        Taking a free :class:`asyncio.Lock` does not suspend, and its waiters
+        are served first in, first out: a write task takes its place in the
+        queue as soon as it starts, before its first database round trip.
+        """
+        writes = self._step_writes.setdefault(step_id, _StepWrites())
+        writes.users += 1
+        try:
+            async with writes.lock:
+                yield
+        finally:
+            writes.users -= 1
+            if not writes.users:
+                del self._step_writes[step_id]
+
+    async def create_step(self, step_dict: StepDict) -> None:
+        """Insert or replace a step (Chainlit's upsert), in call order per step.
+
+        Chainlit persists every ``send()`` and ``update()`` of a step or
+        message in a task of its own (``asyncio.create_task``) and does not
+        wait for it. Run concurrently, a step's first write (its "Running
+        display_file" title, no output) could land after its last one (the
+        finished "Showed chart.png" with the result) and replace it, so a
+        reopened thread showed the step unfinished. Here the writes of one
+        step run one at a time, in the order the tasks started, which is the
+        order Chainlit created them; ``update_step`` and ``delete_step`` go
+        through the same queue.
+        """
+        async with self._in_call_order(str(step_dict.get("id"))):
+            await super().create_step(step_dict)
+
+    async def delete_step(self, step_id: str) -> None:
+        """Delete a step after the writes of it that were made before."""
+        async with self._in_call_order(step_id):
+            await super().delete_step(step_id)
 
     async def execute_sql(
         self, query: str, parameters: dict

@@ -13,6 +13,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chainlit.config import (
+    ChainlitConfigOverrides,
+    FeaturesSettings,
+    SpontaneousFileUploadFeature,
+)
 from chainlit.input_widget import InputWidget, Select, Switch
 from chainlit.types import ChatProfile
 from openai import AsyncOpenAI
@@ -37,6 +42,7 @@ __all__ = [
     "first_model_id",
     "limited_notice",
     "load_session",
+    "profile_config",
     "profile_description",
 ]
 
@@ -83,10 +89,33 @@ def profile_description(capabilities: ModelCapabilities) -> str:
     return capabilities.description or f"LGOS graph `{capabilities.model_id}`."
 
 
+def profile_config(capabilities: ModelCapabilities) -> ChainlitConfigOverrides | None:
+    """Chainlit config overrides of a model's chat profile.
+
+    A model whose ``lgos.features`` do not list ``file_inputs`` gets
+    attachments turned off (``features.spontaneous_file_upload.enabled``):
+    the page then shows no paperclip and takes no dropped files while that
+    profile is selected. The other upload settings (accepted types, sizes)
+    stay those of ``.chainlit/config.toml``, where uploads are on: Chainlit
+    checks uploads on the server against that global config.
+    """
+    if FILE_INPUTS_FEATURE in capabilities.features:
+        return None
+    return ChainlitConfigOverrides(
+        features=FeaturesSettings(
+            spontaneous_file_upload=SpontaneousFileUploadFeature(enabled=False)
+        )
+    )
+
+
 def chat_profiles_for(
     models: Iterable[object], default_model: str | None = None
 ) -> list[ChatProfile]:
-    """One Chainlit chat profile per listed model, described for the picker."""
+    """One Chainlit chat profile per listed model, described for the picker.
+
+    Models that take no files are offered no attachments
+    (:func:`profile_config`).
+    """
     profiles = []
     for model in models:
         capabilities = describe_model(model)
@@ -95,6 +124,7 @@ def chat_profiles_for(
                 name=capabilities.model_id,
                 markdown_description=profile_description(capabilities),
                 default=capabilities.model_id == default_model,
+                config_overrides=profile_config(capabilities),
             )
         )
     return profiles
