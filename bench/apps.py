@@ -13,7 +13,7 @@ import asyncio
 from typing import Any
 
 from fastapi import FastAPI
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import interrupt
@@ -169,6 +169,21 @@ bare_app = FastAPI()
 async def bare(body: dict[str, Any]) -> dict[str, Any]:
     """Parse a JSON body and answer JSON: the HTTP floor."""
     return {"object": "bare", "echo": len(body)}
+
+
+_BARE_GRAPH = trivial_graph()
+
+
+@bare_app.post("/bare-graph")
+async def bare_graph(body: dict[str, Any]) -> dict[str, Any]:
+    """Run the trivial graph with ``ainvoke`` behind a plain route.
+
+    The least any server can do to answer with the graph: no protocol, no
+    validation beyond JSON, no telemetry. It is a diagnostic beside the
+    floor, not a target.
+    """
+    result = await _BARE_GRAPH.ainvoke({"messages": [HumanMessage(body["input"])]})
+    return {"object": "bare", "output_text": result["messages"][-1].text}
 
 
 @bare_app.get("/health")

@@ -65,7 +65,7 @@ class Bench:
         for name in calls:
             if name in {"direct", "runner"} or name.startswith("astream"):
                 clocks[name] = time.process_time
-            elif name == "bare":
+            elif name.startswith("bare"):
                 if self.bare is not None:
                     clocks[name] = self.bare.cpu_seconds
             else:
@@ -122,6 +122,24 @@ class Bench:
 
         return call
 
+    def bare_graph_call(self, body: dict[str, Any], text: str = "ok") -> Call:
+        """POST ``body`` to the bare server's route running the trivial graph.
+
+        Raises:
+            RuntimeError: No bare server was started.
+
+        """
+        if self.bare is None:
+            raise RuntimeError("This run started no bare server.")
+        url, data = f"{self.bare.base}/bare-graph", encode(body)
+
+        async def call() -> None:
+            reply = await post(self.session, url, data)
+            if reply["output_text"] != text:
+                raise RuntimeError(f"unexpected answer {reply['output_text']!r}")
+
+        return call
+
 
 def direct_call(graph: Any, messages: list[BaseMessage], text: str = "ok") -> Call:
     """In-process ``graph.ainvoke`` checking the last message's text."""
@@ -158,13 +176,15 @@ async def throughput(bench: Bench, with_requests: bool) -> dict[str, Any]:
     """Floors, and LGOS Responses and Chat (non-streaming), at concurrency 1 and 16.
 
     ``direct`` and ``bare`` (and, ``with_requests``, ``responses`` and
-    ``chat`` on the trivial graph, and ``runner``: LGOS's in-process
+    ``chat`` on the trivial graph, ``runner``: LGOS's in-process
     ``run_langgraph``, which splits LGOS's cost between its runner and its
-    HTTP layer) are measured in interleaved rounds.
+    HTTP layer, and ``bare_graph``: the bare server running the graph with
+    ``ainvoke`` behind a plain route) are measured in interleaved rounds.
 
     Returns:
         ``{"floors": {direct, bare, direct_c16, bare_c16, floor, floor_c16},
-        "requests": {responses_c1, chat_c1, runner_c1, and the same at c16}}``.
+        "requests": {responses_c1, chat_c1, runner_c1, bare_graph_c1, and the
+        same at c16}}``.
 
     """
     calls = {
@@ -175,6 +195,7 @@ async def throughput(bench: Bench, with_requests: bool) -> dict[str, Any]:
         calls["responses"] = bench.responses_call(RESPONSES_BODY)
         calls["chat"] = bench.chat_call(CHAT_BODY)
         calls["runner"] = runner_call()
+        calls["bare_graph"] = bench.bare_graph_call(RESPONSES_BODY)
     floors: dict[str, Any] = {}
     requests: dict[str, Any] = {}
     for concurrency in (1, 16):

@@ -99,13 +99,26 @@ def ratios(figures: dict[str, Any]) -> dict[str, Any]:
         suffix = name.rpartition("_")[2]
         direct = floors["direct" if suffix == "c1" else f"direct_{suffix}"]
         bare = floors["bare" if suffix == "c1" else f"bare_{suffix}"]
-        if "cpu_ms" not in data or "cpu_ms" not in bare or name.startswith("runner"):
+        if "cpu_ms" not in data or "cpu_ms" not in bare:
+            continue
+        if name.startswith(("runner", "bare_graph")):
             continue
         out[f"{name}_cpu_floor_share"] = _ratio(
             (direct["cpu_ms"] + bare["cpu_ms"]) / data["cpu_ms"],
             None,
             f"(direct CPU + bare server CPU) / LGOS server CPU, per request, {suffix}",
         )
+    for suffix in ("c1", "c16"):
+        requests = figures.get("requests", {})
+        if f"bare_graph_{suffix}" not in requests:
+            continue
+        for name in ("responses", "chat"):
+            out[f"{name}_{suffix}_vs_bare_graph"] = _ratio(
+                requests[f"{name}_{suffix}"]["rate"]
+                / requests[f"bare_graph_{suffix}"]["rate"],
+                None,
+                f"{name} rate / a plain route running the graph with ainvoke, {suffix}",
+            )
     if "runner_c1" in figures.get("requests", {}):
         out["runner_c1_vs_direct"] = _ratio(
             figures["requests"]["runner_c1"]["rate"] / floors["direct"]["rate"],

@@ -73,8 +73,15 @@ def test_floors_and_requests(results: dict[str, Any]) -> None:
             1 / floors[f"direct{suffix}"]["rate"] + 1 / floors[f"bare{suffix}"]["rate"]
         )
         assert math.isclose(floors[f"floor{suffix}"], expected)
-        for name in ("responses", "chat"):
+        for name in ("responses", "chat", "bare_graph"):
             check_stat(requests[f"{name}_c{concurrency}"], concurrency)
+        # The bare server's route running the graph has its CPU measured.
+        assert requests[f"bare_graph_c{concurrency}"]["cpu_ms"] > 0
+    versus = results["ratios"]["chat_c16_vs_bare_graph"]
+    assert math.isclose(
+        versus["value"],
+        requests["chat_c16"]["rate"] / requests["bare_graph_c16"]["rate"],
+    )
     ratio = results["ratios"]["responses_c1_vs_floor"]
     assert math.isclose(
         ratio["value"], requests["responses_c1"]["rate"] / floors["floor"]
