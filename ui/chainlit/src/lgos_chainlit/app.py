@@ -77,6 +77,8 @@ DEFAULT_DEMO_PASSWORD = "demo"
 RESUME_ASK_DELAY = 0.5
 """Seconds between resuming a thread and asking its pending question again,
 so the question lands after the browser has redrawn the thread's history."""
+AFTER_HISTORY_TASK = "lgos_after_history"
+"""Name of the task a resumed chat starts to show its files and question again."""
 
 if not app_root_is_configured(CHAINLIT_APP_ROOT):
     logger.warning(
@@ -271,7 +273,12 @@ async def resume_chat(thread: ThreadDict) -> None:
     history, the files that ``display_file`` calls showed are downloaded and
     shown again (Chainlit keeps no elements), and a pending question is
     asked again.
+
+    Reopening a thread may connect twice: the first connection ends
+    (:func:`end_chat`) while it waits, and a second one resumes again. The
+    waiting task of an ended chat stops without a request or a message.
     """
+    thread_id = thread.get("id")
     session = await _open_chat(_client(), welcome=False)
     if session is None:
         return
@@ -283,20 +290,34 @@ async def resume_chat(thread: ThreadDict) -> None:
         await _save(session)
     files = _files_client()
 
+    def chat_ended() -> bool:
+        # Chainlit keeps a disconnected session (no flag says so) until its
+        # timeout, but end_chat drops this client from the user session, and
+        # a new connection resumes with a user session and client of its own.
+        return cl.user_session.get(FILES_KEY) is not files
+
     async def after_history() -> None:
         await asyncio.sleep(RESUME_ASK_DELAY)
+        if chat_ended():
+            logger.debug("Thread %s was left before its files came back", thread_id)
+            return
         try:
             reshown = await reshow_files(files, session.conversation.items)
+            if chat_ended():
+                return
             if reshown:
                 await show_reshown_files(reshown, thread.get("steps", []))
         except Exception:
-            logger.exception(
-                "Showing the files of thread %s again failed", thread.get("id")
-            )
-        if session.conversation.pending is not None:
+            if chat_ended():
+                logger.debug("Thread %s was left while its files came back", thread_id)
+                return
+            logger.exception("Showing the files of thread %s again failed", thread_id)
+        if session.conversation.pending is not None and not chat_ended():
             await _ask_next(session, reminder=True, history=thread)
 
-    asyncio.create_task(after_history())  # noqa: RUF006 - short-lived, logs itself
+    asyncio.create_task(  # noqa: RUF006 - short-lived, logs itself
+        after_history(), name=AFTER_HISTORY_TASK
+    )
 
 
 @cl.on_settings_update

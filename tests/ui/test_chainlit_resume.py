@@ -1,0 +1,411 @@
+"""Reopening a saved thread: files and a pending question come back once.
+
+When a saved thread is reopened, Chainlit may connect twice: the first
+connection resumes the thread, disconnects (``on_chat_end``), and a second
+one resumes it again. Each resume starts a task that waits a moment, then
+downloads the files the thread showed and asks its pending question again.
+The first connection's task must notice that its chat has ended and stop
+without a Files API call or an error in the log; a live chat re-shows its
+files and re-asks its question.
+
+Chainlit's real ``WebsocketSession``, context and emitter run the UI's
+callbacks (each in a task of its own, as Chainlit's socket handlers do); the
+page is a recorder of what Chainlit emits. The model comes from the demo
+API and the files from the Files app, both in process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import chainlit.data
+import httpx2
+import openai
+import pytest
+from chainlit.context import init_ws_context
+from chainlit.session import WebsocketSession
+from chainlit.types import ThreadDict
+from chainlit.user_session import user_sessions
+
+from lgos_chainlit.conversation import Conversation
+from lgos_chainlit.files import DISPLAY_FILE_OK
+from lgos_chainlit.interrupts import PendingPause
+from lgos_chainlit.session import ChatSession
+from lgos_chainlit.view import DISPLAY_CALL_KEY
+from lgos_demo_files import FilesSettings, create_app
+from tests.ui.test_chainlit_files import API_KEY, PNG
+
+pytestmark = pytest.mark.anyio
+
+MODEL = "approval"
+QUESTION = "Approve the refund of order 42?"
+SHOWN_IN = "msg-chart"
+"""The history message that showed the file (its element goes back there)."""
+
+
+class Page:
+    """One browser connection: what Chainlit emitted to its socket."""
+
+    def __init__(self, socket_id: str) -> None:
+        self.socket_id = socket_id
+        self.events: list[tuple[str, Any]] = []
+
+    async def emit(self, event: str, data: Any) -> None:
+        self.events.append((event, data))
+
+    async def emit_call(self, event: str, data: Any, _timeout: int | None) -> None:
+        self.events.append((event, data))
+
+    def elements(self) -> list[dict[str, Any]]:
+        return [data for event, data in self.events if event == "element"]
+
+    def messages(self) -> list[str]:
+        return [
+            str(data.get("output", ""))
+            for event, data in self.events
+            if event == "new_message"
+        ]
+
+
+class RecordingHttp(httpx2.AsyncClient):
+    """An HTTP client that notes every request it is asked to send."""
+
+    def __init__(self, calls: list[str], label: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.calls = calls
+        self.label = label
+
+    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
+        self.calls.append(f"{self.label} {request.method} {request.url.path}")
+        return await super().send(request, **kwargs)
+
+
+class Clients:
+    """Makes the UI's OpenAI clients: LGOS (demo API) and the Files API."""
+
+    def __init__(
+        self, lgos: httpx2.AsyncBaseTransport, files: httpx2.AsyncBaseTransport
+    ):
+        self.lgos = lgos
+        self.files = files
+        self.files_calls: list[str] = []
+        self.files_made = 0
+        self.made: list[openai.AsyncOpenAI] = []
+
+    def lgos_client(self, _settings: object = None) -> openai.AsyncOpenAI:
+        client = openai.AsyncOpenAI(
+            base_url="http://lgos/v1",
+            api_key="test",
+            http_client=httpx2.AsyncClient(transport=self.lgos),
+            max_retries=0,
+        )
+        self.made.append(client)
+        return client
+
+    def files_client(self, _settings: object = None) -> openai.AsyncOpenAI:
+        """A Files API client as the UI makes one: ``files-1``, ``files-2``, ..."""
+        self.files_made += 1
+        return self.recording_files_client(f"files-{self.files_made}")
+
+    def recording_files_client(self, label: str) -> openai.AsyncOpenAI:
+        client = openai.AsyncOpenAI(
+            base_url="http://files/v1",
+            api_key=API_KEY,
+            http_client=RecordingHttp(self.files_calls, label, transport=self.files),
+            max_retries=0,
+        )
+        self.made.append(client)
+        return client
+
+
+@pytest.fixture
+def lgos_transport() -> httpx2.AsyncBaseTransport:
+    """The offline demo API, in process (as the root conftest builds it)."""
+    from fastapi import FastAPI
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    from langgraph_openai_serve import LanggraphOpenaiServe
+    from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+    from langgraph_openai_serve.server import ServerResources
+    from lgos_demo_api.registry import create_registry
+    from lgos_demo_api.settings import DemoApiSettings
+
+    settings = DemoApiSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        openai_api_key=None,
+        offline_chunk_delay=0.0,
+    )
+    resources = ServerResources(
+        checkpointer=InMemorySaver(),
+        store=InMemoryStore(),
+        run_coordinator=InMemoryRunCoordinator(),
+    )
+    app = FastAPI()
+    LanggraphOpenaiServe(
+        create_registry(resources, settings=settings), app
+    ).bind_openai_api()
+    return httpx2.ASGITransport(app=app)
+
+
+@pytest.fixture
+async def files_transport(tmp_path: Path) -> AsyncIterator[httpx2.AsyncBaseTransport]:
+    settings = FilesSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        api_key=API_KEY,
+        storage_url=str(tmp_path / "objects"),
+        database_url=str(tmp_path / "meta.sqlite3"),
+        sweep_interval_seconds=0,
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        yield httpx2.ASGITransport(app=app)
+
+
+@pytest.fixture
+async def clients(
+    lgos_transport: httpx2.AsyncBaseTransport,
+    files_transport: httpx2.AsyncBaseTransport,
+) -> AsyncIterator[Clients]:
+    made = Clients(lgos_transport, files_transport)
+    yield made
+    for client in made.made:
+        await client.close()
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch, clients: Clients) -> ModuleType:
+    """The UI's Chainlit app, without a data layer, on in-process services."""
+    module = importlib.import_module("lgos_chainlit.app")
+    monkeypatch.setattr(chainlit.data, "_data_layer", None)
+    monkeypatch.setattr(chainlit.data, "_data_layer_initialized", True)
+    monkeypatch.setattr(module, "make_client", clients.lgos_client)
+    monkeypatch.setattr(module, "make_files_client", clients.files_client)
+    monkeypatch.setattr(module, "RESUME_ASK_DELAY", 0.05)
+    return module
+
+
+async def saved_thread(clients: Clients) -> tuple[dict[str, Any], ThreadDict]:
+    """A thread that showed a file and waits for an answer: its state, history."""
+    async with clients.recording_files_client("setup") as files:
+        uploaded = await files.files.create(
+            file=("chart.png", PNG, "image/png"), purpose="user_data"
+        )
+    clients.files_calls.clear()
+    async with clients.lgos_client() as lgos:
+        session = ChatSession.from_model(await lgos.models.retrieve(MODEL))
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": "Show me the chart"},
+        {
+            "type": "function_call",
+            "call_id": "call_chart",
+            "name": "display_file",
+            "arguments": json.dumps(
+                {
+                    "file_id": uploaded.id,
+                    "filename": "chart.png",
+                    "mime_type": "image/png",
+                }
+            ),
+            "status": "completed",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_chart",
+            "output": DISPLAY_FILE_OK,
+        },
+        {"role": "user", "content": "Refund order 42"},
+    ]
+    interrupt = {
+        "type": "function_call",
+        "id": "fc_refund",
+        "call_id": "call_refund",
+        "name": "lgos_interrupt",
+        "arguments": json.dumps(
+            {"question": QUESTION, "choices": ["approve", "reject"]}
+        ),
+        "status": "completed",
+    }
+    session.conversation = Conversation(
+        model=MODEL,
+        items=items,
+        pending=PendingPause(
+            response_id="resp_refund", calls=[interrupt], mark=len(items) - 1
+        ),
+    )
+    thread_id = str(uuid.uuid4())
+    thread: ThreadDict = {
+        "id": thread_id,
+        "createdAt": "2025-01-01T00:00:00Z",
+        "name": "Refund",
+        "userId": None,
+        "userIdentifier": None,
+        "tags": None,
+        "metadata": None,
+        "steps": [
+            {
+                "id": SHOWN_IN,
+                "threadId": thread_id,
+                "type": "assistant_message",
+                "name": MODEL,
+                "output": "Here is the chart.",
+                "metadata": {DISPLAY_CALL_KEY: "call_chart"},
+            }
+        ],
+        "elements": None,
+    }
+    return session.to_state(), thread
+
+
+class Connections:
+    """One Chainlit session and the browser connections it has had."""
+
+    def __init__(self, app: ModuleType, thread: ThreadDict) -> None:
+        self.app = app
+        self.thread = thread
+        self.pages: list[Page] = []
+        self.session: WebsocketSession | None = None
+
+    async def _in_context(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run a callback the way Chainlit's socket handlers do: its own task."""
+        assert self.session is not None
+        session = self.session
+
+        async def run() -> None:
+            init_ws_context(session)
+            await callback()
+
+        await asyncio.create_task(run())
+
+    async def connect(self, metadata: dict[str, Any]) -> Page:
+        """Connect (or reconnect) and resume the thread, as Chainlit does."""
+        page = Page(f"sid-{len(self.pages) + 1}")
+        self.pages.append(page)
+        # Chainlit annotates emit as returning None; its emit (socket.io's)
+        # is a coroutine function, as this one is.
+        if self.session is None:
+            self.session = WebsocketSession(
+                id=str(uuid.uuid4()),
+                socket_id=page.socket_id,
+                emit=page.emit,  # pyright: ignore[reportArgumentType]
+                emit_call=page.emit_call,
+                user_env={},
+                client_type="webapp",
+                thread_id=self.thread["id"],
+            )
+        else:
+            self.session.restore(new_socket_id=page.socket_id)
+            self.session.emit = page.emit  # pyright: ignore[reportAttributeAccessIssue]
+            self.session.emit_call = page.emit_call
+        # Chainlit's resume_thread: the thread's metadata is the user session.
+        user_sessions[self.session.id] = json.loads(json.dumps(metadata))
+        await self._in_context(lambda: self.app.resume_chat(self.thread))
+        return page
+
+    async def disconnect(self) -> None:
+        """The browser went away: Chainlit calls ``on_chat_end``."""
+        await self._in_context(self.app.end_chat)
+
+    async def close(self) -> None:
+        if self.session is not None:
+            user_sessions.pop(self.session.id, None)
+            await self.session.delete()
+
+
+def ui_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        record.getMessage()
+        for record in caplog.records
+        if record.name.startswith("lgos_chainlit") and record.levelno >= logging.ERROR
+    ]
+
+
+async def settle(app: ModuleType) -> None:
+    """Wait for every resumed chat's task that shows files and questions."""
+    tasks = [
+        task
+        for task in asyncio.all_tasks()
+        if task.get_name() == app.AFTER_HISTORY_TASK
+    ]
+    assert tasks, "no resumed chat started its task"
+    await asyncio.gather(*tasks)
+
+
+def shown_again(page: Page) -> list[dict[str, Any]]:
+    return [e for e in page.elements() if e.get("forId") == SHOWN_IN]
+
+
+def asked(page: Page) -> list[str]:
+    return [m for m in page.messages() if QUESTION in m]
+
+
+async def test_a_live_resumed_chat_shows_its_files_and_question_again(
+    app: ModuleType, clients: Clients, caplog: pytest.LogCaptureFixture
+) -> None:
+    state, thread = await saved_thread(clients)
+    metadata = {app.STATE_KEY: state}
+    connections = Connections(app, thread)
+    try:
+        page = await connections.connect(metadata)
+        assert not shown_again(page) and not asked(page)  # not before the delay
+        await settle(app)
+    finally:
+        await connections.close()
+
+    [element] = shown_again(page)
+    assert element["name"] == "chart.png"
+    assert element["mime"] == "image/png"
+    assert len(asked(page)) == 1
+    assert [call.split()[0] for call in clients.files_calls] == ["files-1"]
+    assert any("/content" in call for call in clients.files_calls)
+    assert ui_errors(caplog) == []
+
+
+async def test_a_chat_ended_during_the_delay_stops_quietly(
+    app: ModuleType, clients: Clients, caplog: pytest.LogCaptureFixture
+) -> None:
+    state, thread = await saved_thread(clients)
+    metadata = {app.STATE_KEY: state}
+    connections = Connections(app, thread)
+    try:
+        page = await connections.connect(metadata)
+        before = len(page.events)
+        await connections.disconnect()
+        await settle(app)
+    finally:
+        await connections.close()
+
+    assert clients.files_calls == []
+    assert page.events[before:] == []
+    assert ui_errors(caplog) == []
+
+
+async def test_reopening_connects_twice_and_shows_everything_once(
+    app: ModuleType, clients: Clients, caplog: pytest.LogCaptureFixture
+) -> None:
+    state, thread = await saved_thread(clients)
+    metadata = {app.STATE_KEY: state}
+    connections = Connections(app, thread)
+    try:
+        first = await connections.connect(metadata)
+        await connections.disconnect()
+        second = await connections.connect(metadata)
+        await settle(app)
+    finally:
+        await connections.close()
+
+    assert not shown_again(first) and not asked(first)
+    assert len(shown_again(second)) == 1
+    assert len(asked(second)) == 1
+    # Only the second connection's client went to the Files API.
+    assert clients.files_calls
+    assert {call.split()[0] for call in clients.files_calls} == {"files-2"}
+    assert ui_errors(caplog) == []
