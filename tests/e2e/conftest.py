@@ -326,10 +326,15 @@ def choose_profile(page: Any, profile: str) -> None:
     """Pick the ``profile`` graph; its welcome line names it."""
     from playwright.sync_api import expect
 
-    # Chainlit shows the picker only when there is more than one profile;
-    # with one, it is the default.
+    # The current chat's welcome line names its profile. Another profile's
+    # chat means switching, through the picker (Chainlit shows it when
+    # there is more than one profile; right after a page load it may not be
+    # drawn yet, so wait for it).
+    welcome = page.locator(ANSWERS).first
+    expect(welcome).to_be_visible(timeout=UI_TIMEOUT_MS)
     profiles = page.locator("#chat-profiles")
-    if profiles.is_visible():
+    if not welcome.inner_text().strip().startswith(f"{profile} —"):
+        expect(profiles).to_be_visible(timeout=UI_TIMEOUT_MS)
         profiles.click()
         page.locator(f'[data-test="select-item:{profile}"]').click()
         confirm = page.get_by_role("button", name="Confirm")
