@@ -127,8 +127,13 @@ run_compose() {
     echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
     echo "Press Ctrl-C to stop; data stays in the volumes ('docker compose down -v' drops it)."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
-    local status=0
+    local status=0 interrupted=0
+    # Ctrl-C reaches the services too; whatever status they end with, report
+    # an interrupt (130) so that just prints no error.
+    trap 'interrupted=1' INT
     "${command[@]}" || status=$?
+    trap - INT
+    if [ "$interrupted" -eq 1 ]; then return 130; fi
     # Ctrl-C keeps its status (130, as shells expect); SIGTERM (143) is a stop too.
     if [ "$status" -eq 143 ]; then return 0; fi
     return "$status"
@@ -164,9 +169,23 @@ run_local() {
     echo "  Command: ${command[*]}"
     echo "Press Ctrl-C to stop everything."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
+    local name port
+    for name in DEMO_API_PORT DEMO_CHAINLIT_PORT DEMO_FILES_PORT DEMO_CORPUS_PORT; do
+        port="${!name}"
+        # Something accepting connections there would make a service fail to start.
+        if (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null; then
+            echo "Port ${port} (${name}) is already in use: stop what listens there, or set ${name} in .env." >&2
+            return 1
+        fi
+    done
     uv sync --all-packages --frozen --quiet
-    local status=0
+    local status=0 interrupted=0
+    # Ctrl-C reaches the services too; whatever status they end with, report
+    # an interrupt (130) so that just prints no error.
+    trap 'interrupted=1' INT
     "${command[@]}" || status=$?
+    trap - INT
+    if [ "$interrupted" -eq 1 ]; then return 130; fi
     # Ctrl-C (130, kept as the exit status, as shells expect) and the children's
     # SIGTERM (143) are the normal way to stop: no error message.
     if [ "$status" -eq 143 ]; then return 0; fi

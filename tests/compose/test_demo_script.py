@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pty
 import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -39,8 +40,26 @@ exit 0
 """
 
 
+SERVICE_PORTS = (
+    "DEMO_API_PORT",
+    "DEMO_CHAINLIT_PORT",
+    "DEMO_FILES_PORT",
+    "DEMO_CORPUS_PORT",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 class Demo:
-    """Runs scripts/demo.sh with a controlled PATH and environment."""
+    """Runs scripts/demo.sh with a controlled PATH and environment.
+
+    The services' ports are free ones (``ports``), so a demo running on this
+    machine meanwhile does not trip the script's busy-port check.
+    """
 
     def __init__(self, tmp_path: Path) -> None:
         self.bin = tmp_path / "bin"
@@ -51,6 +70,7 @@ class Demo:
             (self.bin / tool).symlink_to(found)
         self.log = tmp_path / "calls.log"
         self.write_tool("uv", FAKE_UV)
+        self.ports = {name: str(free_port()) for name in SERVICE_PORTS}
 
     def write_tool(self, name: str, text: str) -> None:
         path = self.bin / name
@@ -63,7 +83,11 @@ class Demo:
     def run(
         self, *args: str, info: str = "ok", compose: str = "ok", **env: str
     ) -> subprocess.CompletedProcess[str]:
-        base = {"PATH": str(self.bin), "HOME": os.environ.get("HOME", "/tmp")}
+        base = {
+            "PATH": str(self.bin),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            **self.ports,
+        }
         return subprocess.run(
             ["bash", str(DEMO_SCRIPT), *args],
             env={
@@ -241,7 +265,8 @@ def test_local_mode_syncs_then_starts_the_procfile(demo: Demo) -> None:
     ]
     assert (
         "DEMO_API_HOST=127.0.0.1 "
-        "DEMO_CHAINLIT_OPENAI_BASE_URL=http://127.0.0.1:8000/v1" in calls[1]
+        f"DEMO_CHAINLIT_OPENAI_BASE_URL=http://127.0.0.1:{demo.ports['DEMO_API_PORT']}/v1"
+        in calls[1]
     )
     assert "offline demo model" in result.stdout
 
@@ -263,7 +288,7 @@ def test_the_just_recipe_forwards_its_arguments() -> None:
 
 SERVING_UV = """#!/bin/sh
 if [ "$1" = run ]; then
-    trap 'echo stopped; exit 130' INT
+    trap 'echo stopped; exit $FAKE_INT_STATUS' INT
     echo serving
     sleep 30 &
     wait
@@ -274,13 +299,23 @@ exit 0
 
 
 @pytest.mark.parametrize("recipe", ["demo --local", "demo/marimo"])
-def test_ctrl_c_in_a_terminal_stops_without_an_error(demo: Demo, recipe: str) -> None:
+@pytest.mark.parametrize(
+    "int_status", [130, 0]
+)  # honcho's status after Ctrl-C, marimo's
+def test_ctrl_c_in_a_terminal_stops_without_an_error(
+    demo: Demo, recipe: str, int_status: int
+) -> None:
     """Ctrl-C sends SIGINT to just and the services alike: no error line."""
     just = shutil.which("just")
     assert just, "just is a dev tool of this repository"
     (demo.bin / "just").symlink_to(just)
     demo.write_tool("uv", SERVING_UV)
-    env = {"PATH": str(demo.bin), "HOME": os.environ.get("HOME", "/tmp")}
+    env = {
+        "PATH": str(demo.bin),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "FAKE_INT_STATUS": str(int_status),
+        **demo.ports,
+    }
     pid, terminal = pty.fork()
     if pid == 0:  # the child: just, in the pty's foreground process group
         os.chdir(ROOT)
@@ -298,8 +333,23 @@ def test_ctrl_c_in_a_terminal_stops_without_an_error(demo: Demo, recipe: str) ->
         if not chunk:
             break
         output += chunk
-    os.waitpid(pid, 0)
+    _, wait_status = os.waitpid(pid, 0)
     os.close(terminal)
     text = output.decode(errors="replace")
     assert "stopped" in text, text
     assert "error" not in text.lower(), text
+    assert os.waitstatus_to_exitcode(wait_status) == 130  # an interrupt, for shells
+
+
+def test_a_busy_port_is_named_before_anything_starts(demo: Demo) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run("--local", DEMO_FILES_PORT=str(port))
+    assert result.returncode == 1
+    assert (
+        f"Port {port} (DEMO_FILES_PORT) is already in use: stop what listens "
+        "there, or set DEMO_FILES_PORT in .env." in result.stderr
+    )
+    assert not any(call.startswith("uv") for call in demo.calls())
