@@ -1,6 +1,7 @@
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openai import AsyncOpenAI
@@ -20,14 +21,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
-async def demo_client() -> AsyncIterator[AsyncOpenAI]:
-    """The OpenAI SDK talking to the offline demo registry, served in-process.
+def demo_app() -> Any:
+    """A FastAPI app serving the offline demo registry in-process.
 
     In-memory checkpointer, store and run coordinator; the offline model
     streams without delay.
     """
-    import httpx
     from fastapi import FastAPI
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
@@ -52,6 +51,15 @@ async def demo_client() -> AsyncIterator[AsyncOpenAI]:
     LanggraphOpenaiServe(
         create_registry(resources, settings=settings), app
     ).bind_openai_api()
+    return app
+
+
+@pytest.fixture
+async def demo_client() -> AsyncIterator[AsyncOpenAI]:
+    """The OpenAI SDK talking to :func:`demo_app`."""
+    import httpx
+
+    app = demo_app()
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
         yield AsyncOpenAI(
             base_url="http://lgos/v1", api_key="test", http_client=http, max_retries=0

@@ -41,6 +41,7 @@ from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.view import DISPLAY_CALL_KEY
 from lgos_demo_files import FilesSettings, create_app
+from tests.conftest import demo_app
 from tests.ui.test_chainlit_files import API_KEY, PNG
 
 pytestmark = pytest.mark.anyio
@@ -128,31 +129,8 @@ class Clients:
 
 @pytest.fixture
 def lgos_transport() -> httpx2.AsyncBaseTransport:
-    """The offline demo API, in process (as the root conftest builds it)."""
-    from fastapi import FastAPI
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.store.memory import InMemoryStore
-
-    from langgraph_openai_serve import LanggraphOpenaiServe
-    from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-    from langgraph_openai_serve.server import ServerResources
-    from lgos_demo_api.registry import create_registry
-    from lgos_demo_api.settings import DemoApiSettings
-
-    settings = DemoApiSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=None,
-        offline_chunk_delay=0.0,
-    )
-    resources = ServerResources(
-        checkpointer=InMemorySaver(),
-        store=InMemoryStore(),
-        run_coordinator=InMemoryRunCoordinator(),
-    )
-    app = FastAPI()
-    LanggraphOpenaiServe(
-        create_registry(resources, settings=settings), app
-    ).bind_openai_api()
+    """The offline demo API, in process (the root conftest's :func:`demo_app`)."""
+    app = demo_app()
     return httpx2.ASGITransport(app=app)
 
 
