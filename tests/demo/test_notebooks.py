@@ -329,7 +329,8 @@ def test_recipe_serves_the_notebooks_read_only_by_default(
     assert result.returncode == 0, result.stderr
     assert calls.read_text().splitlines() == [
         "sync --all-packages --frozen --quiet",
-        "run --frozen --no-sync marimo run demo/api/notebooks --host 127.0.0.1 "
+        # -y: one Ctrl-C stops marimo, without its "are you sure?" prompt.
+        "run --frozen --no-sync marimo -y run demo/api/notebooks --host 127.0.0.1 "
         "--port 8004 --headless --include-code",
     ]
     assert "http://127.0.0.1:8004" in result.stdout
@@ -344,7 +345,7 @@ def test_recipe_editable_opens_the_editor_on_the_configured_port(
 
     assert result.returncode == 0, result.stderr
     assert calls.read_text().splitlines()[-1] == (
-        "run --frozen --no-sync marimo edit demo/api/notebooks --host 127.0.0.1 "
+        "run --frozen --no-sync marimo -y edit demo/api/notebooks --host 127.0.0.1 "
         "--port 9123 --headless --skip-update-check"
     )
     assert "http://127.0.0.1:9123" in result.stdout
