@@ -103,6 +103,20 @@ case "$mode" in
         ;;
 esac
 
+# Run the services until they end or Ctrl-C stops them. Ctrl-C reaches them
+# too; whatever status they then end with, return 130 (an interrupt, as shells
+# expect, which just reports without an error). A SIGTERM stop (143) is a
+# normal end.
+run_until_stopped() {
+    local status=0 interrupted=0
+    trap 'interrupted=1' INT
+    "$@" || status=$?
+    trap - INT
+    if [ "$interrupted" -eq 1 ]; then return 130; fi
+    if [ "$status" -eq 143 ]; then return 0; fi
+    return "$status"
+}
+
 run_compose() {
     local command=(docker compose up --build --remove-orphans)
     local ui="http://127.0.0.1:${DEMO_CHAINLIT_PORT:-8001}"
@@ -127,16 +141,7 @@ run_compose() {
     echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
     echo "Press Ctrl-C to stop; data stays in the volumes ('docker compose down -v' drops it)."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
-    local status=0 interrupted=0
-    # Ctrl-C reaches the services too; whatever status they end with, report
-    # an interrupt (130) so that just prints no error.
-    trap 'interrupted=1' INT
-    "${command[@]}" || status=$?
-    trap - INT
-    if [ "$interrupted" -eq 1 ]; then return 130; fi
-    # Ctrl-C keeps its status (130, as shells expect); SIGTERM (143) is a stop too.
-    if [ "$status" -eq 143 ]; then return 0; fi
-    return "$status"
+    run_until_stopped "${command[@]}"
 }
 
 run_local() {
@@ -179,17 +184,7 @@ run_local() {
         fi
     done
     uv sync --all-packages --frozen --quiet
-    local status=0 interrupted=0
-    # Ctrl-C reaches the services too; whatever status they end with, report
-    # an interrupt (130) so that just prints no error.
-    trap 'interrupted=1' INT
-    "${command[@]}" || status=$?
-    trap - INT
-    if [ "$interrupted" -eq 1 ]; then return 130; fi
-    # Ctrl-C (130, kept as the exit status, as shells expect) and the children's
-    # SIGTERM (143) are the normal way to stop: no error message.
-    if [ "$status" -eq 143 ]; then return 0; fi
-    return "$status"
+    run_until_stopped "${command[@]}"
 }
 
 if [ "$mode" = "compose" ]; then run_compose; else run_local; fi
