@@ -113,14 +113,17 @@ class Bench:
             RuntimeError: No bare server was started.
 
         """
-        if self.bare is None:
-            raise RuntimeError("This run started no bare server.")
-        url, data = f"{self.bare.base}/bare", encode(body)
+        url, data = self._bare_url("/bare"), encode(body)
 
         async def call() -> None:
             await post(self.session, url, data)
 
         return call
+
+    def _bare_url(self, path: str) -> str:
+        if self.bare is None:
+            raise RuntimeError("This run started no bare server.")
+        return f"{self.bare.base}{path}"
 
     def bare_graph_call(self, body: dict[str, Any], text: str = "ok") -> Call:
         """POST ``body`` to the bare server's route running the trivial graph.
@@ -129,9 +132,7 @@ class Bench:
             RuntimeError: No bare server was started.
 
         """
-        if self.bare is None:
-            raise RuntimeError("This run started no bare server.")
-        url, data = f"{self.bare.base}/bare-graph", encode(body)
+        url, data = self._bare_url("/bare-graph"), encode(body)
 
         async def call() -> None:
             reply = await post(self.session, url, data)

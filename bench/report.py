@@ -184,19 +184,25 @@ def _stat(name: str, data: dict[str, Any], extra: str = "") -> tuple[str, ...]:
 HEADER = ("figure", "conc", "req/s", "p50 ms", "p99 ms", "cpu ms", "")
 
 
-def _throughput(figures: dict[str, Any]) -> list[str]:
-    rows: list[tuple[str, ...]] = [HEADER]
+def _stat_rows(figures: dict[str, Any], quote: str = "") -> list[tuple[str, ...]]:
+    """Return the floor, request and stream figures as rows (names in ``quote``)."""
+    rows: list[tuple[str, ...]] = []
     floors = figures["floors"]
     for key in ("direct", "bare", "direct_c16", "bare_c16"):
-        rows.append(_stat(key, floors[key]))
+        rows.append(_stat(f"{quote}{key}{quote}", floors[key]))
     for key, data in figures.get("requests", {}).items():
-        rows.append(_stat(key, data))
+        rows.append(_stat(f"{quote}{key}{quote}", data))
     stream = figures.get("stream")
     if stream:
         for key in ("astream", "astream_lgos_modes", "responses", "chat"):
             first = f"first text {stream[key]['first_p50_ms']:.2f} ms"
-            rows.append(_stat(f"stream {key}", stream[key], first))
-    lines = _rows(rows)
+            rows.append(_stat(f"{quote}stream {key}{quote}", stream[key], first))
+    return rows
+
+
+def _throughput(figures: dict[str, Any]) -> list[str]:
+    floors = figures["floors"]
+    lines = _rows([HEADER, *_stat_rows(figures)])
     lines.append(
         f"floor c1 = {floors['floor']:.0f} req/s, "
         f"floor c16 = {floors['floor_c16']:.0f} req/s  (1/(1/direct + 1/bare))"
@@ -331,10 +337,6 @@ def _md(rows: list[tuple[str, ...]]) -> list[str]:
     ]
 
 
-def _md_stat(name: str, data: dict[str, Any], extra: str = "") -> tuple[str, ...]:
-    return _stat(f"`{name}`", data, extra)
-
-
 def markdown(results: dict[str, Any]) -> str:
     """Render the results as Markdown tables (for ``docs/benchmarks.md``)."""
     figures, info = results["figures"], results["machine"]
@@ -348,17 +350,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"{info['load_average_at_start'][0]:.1f}. Packages: {packages}.",
         "",
     ]
-    rows: list[tuple[str, ...]] = [(*HEADER[:-1], "note")]
-    for key in ("direct", "bare", "direct_c16", "bare_c16"):
-        rows.append(_md_stat(key, floors[key]))
-    for key, data in figures.get("requests", {}).items():
-        rows.append(_md_stat(key, data))
-    stream = figures.get("stream")
-    if stream:
-        for key in ("astream", "astream_lgos_modes", "responses", "chat"):
-            first = f"first text {stream[key]['first_p50_ms']:.2f} ms"
-            rows.append(_md_stat(f"stream {key}", stream[key], first))
-    out += _md(rows)
+    out += _md([(*HEADER[:-1], "note"), *_stat_rows(figures, quote="`")])
     out += [
         "",
         f"Floors: c1 {floors['floor']:.0f} req/s, c16 {floors['floor_c16']:.0f} req/s.",
