@@ -149,4 +149,5 @@ async def test_failure_mid_stream_sends_error(http: httpx.AsyncClient) -> None:
     )
     events = parse_sse(reply.text)
     assert events[-1]["data"]["error"]["type"] == "server_error"
+    assert events[-1]["data"]["error"]["code"] == "server_error"
     validate("ErrorResponse", events[-1]["data"])

@@ -27,7 +27,11 @@ async def _error(http: httpx.AsyncClient, path: str, **kwargs) -> tuple[int, dic
             "unsupported_parameter",
         ),
         (
-            {"model": "echo", "input": "x", "include": []},
+            {
+                "model": "echo",
+                "input": "x",
+                "include": ["message.output_text.logprobs"],
+            },
             "include",
             "unsupported_parameter",
         ),
@@ -215,7 +219,16 @@ async def test_invalid_settings(openai_client: AsyncOpenAI, settings: str) -> No
         ({"service_tier": "flex"}, "service_tier", "unsupported_parameter"),
         ({"truncation": "auto"}, "truncation", "unsupported_parameter"),
         ({"prompt": {"id": "p"}}, "prompt", "unsupported_parameter"),
-        ({"stream_options": {}}, "stream_options", "unknown_parameter"),
+        (
+            {"stream": True, "stream_options": {"include_obfuscation": True}},
+            "stream_options.include_obfuscation",
+            "unsupported_parameter",
+        ),
+        (
+            {"stream_options": {"include_usage": True}},
+            "stream_options.include_usage",
+            "unknown_parameter",
+        ),
         (
             {"text": {"format": {"type": "json_schema", "name": "x", "schema": {}}}},
             "text.format.type",
@@ -286,3 +299,31 @@ async def test_chat_rejects_generation_controls(http: httpx.AsyncClient, extra) 
     assert status == 400
     assert error["param"] == next(iter(extra))
     assert error["code"] == "unsupported_parameter"
+
+
+def test_every_server_error_envelope_says_server_error() -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+    from starlette.exceptions import HTTPException
+
+    from langgraph_openai_serve.api.errors import configure_openai_error_handlers
+
+    app = FastAPI()
+    configure_openai_error_handlers(app)
+
+    @app.get("/crash")
+    def crash() -> None:
+        raise RuntimeError("internal detail")
+
+    @app.get("/unavailable")
+    def unavailable() -> None:
+        raise HTTPException(503, "Try again later.")
+
+    client = TestClient(app, raise_server_exceptions=False)
+    for path, status in (("/crash", 500), ("/unavailable", 503)):
+        reply = client.get(path)
+        assert reply.status_code == status
+        validate("ErrorResponse", reply.json())
+        error = reply.json()["error"]
+        assert (error["type"], error["code"]) == ("server_error", "server_error")
+        assert "internal detail" not in error["message"]

@@ -267,7 +267,11 @@ async def test_non_streaming_graph_failure_is_a_server_error(
     reply = await http.post("/v1/responses", json={"model": "failing", "input": "boom"})
     assert reply.status_code == 500
     error = reply.json()["error"]
-    assert error["type"] == "server_error"
+    assert (error["type"], error["code"], error["param"]) == (
+        "server_error",
+        "server_error",
+        None,
+    )
     assert "secret" not in error["message"]
     validate("ErrorResponse", reply.json())
 

@@ -228,3 +228,15 @@ async def test_named_custom_choice_reaches_the_graph(
         tool_choice={"type": "custom", "name": "lgos_package_version"},
     )
     assert response.output[0].type == "custom_tool_call"
+    # The Response echoes the custom choice as sent, not as a function choice.
+    wire = response.model_dump(mode="json", exclude_unset=True)
+    assert wire["tool_choice"] == {"type": "custom", "name": "lgos_package_version"}
+    async with openai_client.responses.stream(
+        model="server-tools",
+        input="version please",
+        tools=BOTH,
+        tool_choice={"type": "custom", "name": "lgos_package_version"},
+    ) as stream:
+        created = [e async for e in stream if e.type == "response.created"]
+    echoed = created[0].response.model_dump(mode="json", exclude_unset=True)
+    assert echoed["tool_choice"] == {"type": "custom", "name": "lgos_package_version"}

@@ -12,13 +12,22 @@ Usage::
 """
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe
+from langgraph_openai_serve.background import (
+    BackgroundBackend,
+    BackgroundJob,
+    BackgroundRun,
+    InMemoryBackgroundBackend,
+    execute_background_job,
+)
 from langgraph_openai_serve.client_settings import ClientSettings
 from langgraph_openai_serve.errors import (
     GraphError,
     InvalidRequestError,
     OpenAIHTTPException,
 )
+from langgraph_openai_serve.graph.citations import citation_slice
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
@@ -28,8 +37,12 @@ from langgraph_openai_serve.graph.request import (
 )
 from langgraph_openai_serve.graph.status import status_event
 from langgraph_openai_serve.request_context import RequestContextFilter
+from langgraph_openai_serve.settings import LgosSettings
 
 __all__ = [
+    "BackgroundBackend",
+    "BackgroundJob",
+    "BackgroundRun",
     "ClientFunctionTool",
     "ClientSettings",
     "GraphConfig",
@@ -37,11 +50,16 @@ __all__ = [
     "GraphFeature",
     "GraphRegistry",
     "GraphRequest",
+    "InMemoryBackgroundBackend",
+    "InMemoryRunCoordinator",
     "InvalidRequestError",
     "LanggraphOpenaiServe",
+    "LgosSettings",
     "NamedCustomToolChoice",
     "NamedFunctionToolChoice",
     "OpenAIHTTPException",
     "RequestContextFilter",
+    "citation_slice",
+    "execute_background_job",
     "status_event",
 ]

@@ -32,7 +32,7 @@ from langgraph_openai_serve.api.responses.encode import ResponseFrame, collect_r
 from langgraph_openai_serve.api.responses.plan import plan_response
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import failure_message
-from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.interrupt import interrupt_response_id
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.runner import prepare_run
@@ -141,7 +141,7 @@ class BackgroundRun:
         frame = _frame(self)
         if self.status in {"completed", "failed", "incomplete"}:
             error = {
-                "code": "server_error",
+                "code": SERVER_ERROR,
                 "message": "The background response failed.",
             }
             return frame.snapshot("failed", error=error)
@@ -250,7 +250,7 @@ async def _execute(
     frame.response_id = response_id
     frame.created_at = job.created_at
     frame.background = True
-    return frame.snapshot("failed", error={"code": "server_error", "message": message})
+    return frame.snapshot("failed", error={"code": SERVER_ERROR, "message": message})
 
 
 @dataclass

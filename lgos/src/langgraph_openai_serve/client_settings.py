@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from langgraph_openai_serve.errors import InvalidRequestError
@@ -11,7 +12,12 @@ from langgraph_openai_serve.errors import InvalidRequestError
 if TYPE_CHECKING:
     from langgraph_openai_serve.graph.request import GraphRequest
 
-__all__ = ["JSON_SCHEMA_DIALECT", "SETTINGS_METADATA_KEY", "ClientSettings"]
+__all__ = [
+    "JSON_SCHEMA_DIALECT",
+    "SETTINGS_METADATA_KEY",
+    "ClientSettings",
+    "check_no_settings",
+]
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SETTINGS_METADATA_KEY = "lgos_settings"
@@ -81,3 +87,35 @@ class ClientSettings(BaseModel):
                 f"Invalid {where}: {error['msg']}",
                 param=f"metadata.{SETTINGS_METADATA_KEY}",
             ) from exc
+
+
+def check_no_settings(request: GraphRequest) -> None:
+    """Refuse runtime settings sent to a model that publishes none.
+
+    A client may omit ``metadata.lgos_settings`` or send ``"{}"`` (no values
+    away from the defaults, of which there are none); anything else would be
+    silently ignored, so it is refused.
+
+    Raises:
+        InvalidRequestError: 400 with ``param="metadata.lgos_settings"``.
+
+    """
+    raw = request.metadata.get(SETTINGS_METADATA_KEY)
+    if raw is None:
+        return
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        value = None
+    if value == {}:
+        return
+    what = (
+        f"got {', '.join(repr(key) for key in value)}"
+        if isinstance(value, dict)
+        else "and the value is not a JSON object"
+    )
+    raise InvalidRequestError(
+        "This model publishes no runtime settings; omit "
+        f"metadata.{SETTINGS_METADATA_KEY} or send '{{}}' ({what}).",
+        param=f"metadata.{SETTINGS_METADATA_KEY}",
+    )

@@ -14,11 +14,17 @@ from typing import Any
 from starlette import status
 
 __all__ = [
+    "SERVER_ERROR",
     "GraphError",
     "InvalidRequestError",
     "OpenAIHTTPException",
+    "ServerError",
     "error_envelope",
 ]
+
+SERVER_ERROR = "server_error"
+"""The ``type`` and ``code`` of every 5xx error envelope LGOS sends, and the
+``error.code`` of a failed Response (OpenAI's ``ResponseErrorCode``)."""
 
 
 def error_envelope(
@@ -104,6 +110,27 @@ class InvalidRequestError(OpenAIHTTPException):
             param=param,
             code=code,
         )
+
+
+class ServerError(OpenAIHTTPException):
+    """A failure on LGOS's side: HTTP 500, ``type`` and ``code`` ``server_error``.
+
+    Args:
+        message: What failed, without internal details (exception text stays
+            in the server log).
+        code: A more specific code, for example ``idempotency_key_pending``.
+        status_code: 500 unless the failure is temporary (503).
+
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str = SERVER_ERROR,
+        status_code: int = status.HTTP_500_INTERNAL_SERVER_ERROR,
+    ) -> None:
+        super().__init__(message, status_code=status_code, type=SERVER_ERROR, code=code)
 
 
 class GraphError(RuntimeError):

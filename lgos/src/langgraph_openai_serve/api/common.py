@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+import orjson
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from langgraph_openai_serve.errors import InvalidRequestError
 
 __all__ = [
+    "GRAPH_OWNS",
     "METADATA_KEY_MAX",
     "METADATA_PAIRS_MAX",
     "METADATA_VALUE_MAX",
     "RESERVED_METADATA_PREFIX",
+    "UNSUPPORTED_PARAMETER",
     "Metadata",
     "SafetyIdentifier",
     "StrictModel",
     "ToolParameters",
     "check_metadata",
+    "unsupported_message",
 ]
 
 METADATA_PAIRS_MAX = 16
@@ -27,10 +33,96 @@ RESERVED_METADATA_PREFIX = "lgos_"
 _KNOWN_LGOS_KEYS = frozenset({"lgos_settings", "lgos_run_id"})
 
 
+GRAPH_OWNS = "graphs choose their own model settings"
+"""Why generation controls (``temperature``, ``max_output_tokens``, ...) are refused."""
+
+UNSUPPORTED_PARAMETER = "unsupported_parameter"
+"""The pydantic error type (and OpenAI error code) of a refused OpenAI field."""
+
+
+def _json_key(value: Any) -> bytes:
+    # Exact JSON identity: 1, 1.0 and true differ; object key order does not.
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _asks_nothing(value: Any, no_ops: tuple[Any, ...]) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, dict):  # {"effort": null} asks for no more than {}
+        value = {key: item for key, item in value.items() if item is not None}
+    try:
+        key = _json_key(value)
+    except TypeError:
+        return False
+    return any(key == _json_key(no_op) for no_op in no_ops)
+
+
+def unsupported_message(param: str, reason: str, no_ops: tuple[Any, ...] = ()) -> str:
+    """Return the message of a 400 ``unsupported_parameter`` error for ``param``.
+
+    ``no_ops`` are the values accepted anyway (listed after ``null``).
+    """
+    accepted = "".join(f" or {orjson.dumps(v).decode()}" for v in no_ops)
+    return (
+        f"Unsupported parameter: '{param}' ({reason}). Omit it, or send null{accepted}."
+    )
+
+
+def _drop_absent_openai_fields(
+    not_served: Mapping[str, str], no_ops: Mapping[str, tuple[Any, ...]]
+) -> Callable[[Any, Any], Any]:
+    def drop(cls: Any, data: Any) -> Any:
+        if not isinstance(data, dict) or not_served.keys().isdisjoint(data):
+            return data
+        kept = dict(data)
+        for name in not_served.keys() & data.keys():
+            if not _asks_nothing(kept.pop(name), no_ops.get(name, ())):
+                raise PydanticCustomError(
+                    UNSUPPORTED_PARAMETER,
+                    "{reason}",
+                    {
+                        "field": name,
+                        "reason": not_served[name],
+                        "no_ops": no_ops.get(name, ()),
+                    },
+                )
+        return kept
+
+    return drop
+
+
 class StrictModel(BaseModel):
-    """Base for OpenAI request shapes: unknown fields are rejected."""
+    """Base for OpenAI request shapes: unknown fields are rejected.
+
+    A subclass that mirrors an OpenAI schema lists the fields OpenAI defines
+    there and LGOS does not serve in ``openai_not_served`` (name → why), and,
+    for some, ``openai_no_op_values``: the JSON values that ask for exactly
+    what LGOS does anyway (``n: 1``, ``include: []``,
+    ``truncation: "disabled"``). Before validation such a field is dropped as
+    if omitted when its value is ``null``, an object of nulls, or a no-op
+    value; any other value fails with the error type
+    ``unsupported_parameter`` (``ctx["field"]`` names the field). Names that
+    OpenAI does not define stay ``extra_forbidden`` (``unknown_parameter``).
+
+    Rule source: the request schemas of OpenAI's OpenAPI document
+    (``CreateResponse``, ``CreateChatCompletionRequest`` and their parts),
+    checked by ``tests/contract/test_request_fields.py``.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    openai_not_served: ClassVar[Mapping[str, str]] = {}
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "openai_not_served" in cls.__dict__ and cls.openai_not_served:
+            # Only models with such fields pay for the check (a per-instance
+            # validator), so ordinary input items validate at full speed.
+            check = _drop_absent_openai_fields(
+                cls.openai_not_served, cls.openai_no_op_values
+            )
+            validator = model_validator(mode="before")(check)
+            cls._drop_absent_openai_fields = validator  # type: ignore[attr-defined]
 
 
 Metadata = Annotated[dict[str, str], Field(max_length=METADATA_PAIRS_MAX)]

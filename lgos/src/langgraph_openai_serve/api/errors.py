@@ -12,8 +12,13 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from langgraph_openai_serve.api.common import (
+    UNSUPPORTED_PARAMETER,
+    unsupported_message,
+)
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.errors import (
+    SERVER_ERROR,
     InvalidRequestError,
     OpenAIHTTPException,
     error_envelope,
@@ -84,55 +89,18 @@ def validation_param(loc: tuple[Any, ...]) -> str | None:
     return out or None
 
 
-_GRAPH_OWNS = "graphs choose their own model settings"
-# OpenAI request fields LGOS knows and deliberately does not serve, with why.
-_UNSUPPORTED = {
-    "temperature": _GRAPH_OWNS,
-    "top_p": _GRAPH_OWNS,
-    "top_logprobs": _GRAPH_OWNS,
-    "logprobs": _GRAPH_OWNS,
-    "max_output_tokens": _GRAPH_OWNS,
-    "max_tokens": _GRAPH_OWNS,
-    "max_completion_tokens": _GRAPH_OWNS,
-    "max_tool_calls": _GRAPH_OWNS,
-    "n": _GRAPH_OWNS,
-    "stop": _GRAPH_OWNS,
-    "seed": _GRAPH_OWNS,
-    "presence_penalty": _GRAPH_OWNS,
-    "frequency_penalty": _GRAPH_OWNS,
-    "logit_bias": _GRAPH_OWNS,
-    "reasoning": _GRAPH_OWNS,
-    "reasoning_effort": _GRAPH_OWNS,
-    "verbosity": _GRAPH_OWNS,
-    "response_format": "structured output is not supported",
-    "include": "extra output data is not supported",
-    "prompt": "reusable prompts are not supported",
-    "prompt_cache_key": "prompt caching is the graph's concern",
-    "prompt_cache_retention": "prompt caching is the graph's concern",
-    "service_tier": "service tiers are not supported",
-    "truncation": "truncation is not supported",
-    "conversation": "conversations are not stored; resend the input each turn",
-    "context_management": "context management is not supported",
-    "modalities": "only text output is supported",
-    "audio": "audio output is not supported",
-    "prediction": "predicted outputs are not supported",
-    "web_search_options": "select the web_search tool through the Responses API",
-    "functions": "the deprecated 'functions' field is not supported; use 'tools'",
-    "function_call": "the deprecated 'function_call' field is not supported",
-}
-
-
 def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
     kind = error["type"]
     param = validation_param(tuple(error["loc"]))
     where = f"'{param}'" if param else "the request body"
     if kind == "json_invalid":
         return "The request body is not valid JSON.", None, "invalid_json"
+    if kind == UNSUPPORTED_PARAMETER:
+        ctx = error["ctx"]
+        param = validation_param((*tuple(error["loc"]), ctx["field"]))
+        message = unsupported_message(str(param), ctx["reason"], ctx["no_ops"])
+        return message, param, UNSUPPORTED_PARAMETER
     if kind == "extra_forbidden":
-        if param in _UNSUPPORTED:
-            reason = _UNSUPPORTED[param]
-            message = f"Unsupported parameter: '{param}' ({reason})."
-            return message, param, "unsupported_parameter"
         return f"Unknown parameter: {where}.", param, "unknown_parameter"
     if kind == "union_tag_invalid":
         tag = error.get("ctx", {}).get("tag")
@@ -155,8 +123,11 @@ def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
     # At equal depth a wrong ``type`` value explains the rest (a json_schema
     # format's other fields), and an unknown field says more than the missing
     # one it replaced (``file_url`` sent instead of ``file_id``).
+    # A refused OpenAI field is located at its model; it names the field.
     def rank(error: dict[str, Any]) -> tuple[int, int]:
         loc = error["loc"]
+        if error["type"] == UNSUPPORTED_PARAMETER:
+            return len(loc) + 1, 3
         if error["type"] == "literal_error" and loc and loc[-1] == "type":
             return len(loc), 2
         return len(loc), int(error["type"] == "extra_forbidden")
@@ -188,8 +159,9 @@ async def _openai_error(_request: Request, exc: Exception) -> Response:
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
-    code = "not_found" if exc.status_code == 404 else None
+    server = exc.status_code >= 500
+    kind = SERVER_ERROR if server else "invalid_request_error"
+    code = SERVER_ERROR if server else "not_found" if exc.status_code == 404 else None
     return JSONResponse(
         error_envelope(str(exc.detail), type=kind, code=code),
         status_code=exc.status_code,
@@ -203,7 +175,9 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     )
     return JSONResponse(
         error_envelope(
-            "The server had an error processing the request.", type="server_error"
+            "The server had an error processing the request.",
+            type=SERVER_ERROR,
+            code=SERVER_ERROR,
         ),
         status_code=500,
     )
@@ -214,7 +188,8 @@ def configure_openai_error_handlers(app: FastAPI) -> None:
 
     Request validation errors become 400 ``invalid_request_error`` with the
     offending field in ``param``; HTTP errors keep their status; anything
-    unexpected becomes a logged 500 ``server_error``.
+    unexpected becomes a logged 500 whose ``type`` and ``code`` are
+    ``server_error``.
     """
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(OpenAIHTTPException, _openai_error)

@@ -17,7 +17,7 @@ from starlette.responses import Response
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import FinalChunk, sse_response
-from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException
+from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException, ServerError
 from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
@@ -111,9 +111,7 @@ async def respond(
     except Exception as exc:
         # A graph factory, adapter or scope resolver failed: logged here once.
         logger.exception("Graph run preparation failed (model %s)", graph_request.model)
-        raise OpenAIHTTPException(
-            failure_message(exc), status_code=500, type="server_error"
-        ) from exc
+        raise ServerError(failure_message(exc)) from exc
     if not stream:
         async with stack:
             try:
@@ -122,9 +120,7 @@ async def respond(
                 raise
             except Exception as exc:
                 logger.exception("Graph run failed (model %s)", graph_request.model)
-                raise OpenAIHTTPException(
-                    failure_message(exc), status_code=500, type="server_error"
-                ) from exc
+                raise ServerError(failure_message(exc)) from exc
         response.headers.update(headers)
         return response
 

@@ -18,7 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from langgraph_openai_serve.client_settings import ClientSettings
+from langgraph_openai_serve.client_settings import ClientSettings, check_no_settings
 from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.request import GraphRequest
 
@@ -178,19 +178,21 @@ class GraphConfig(BaseModel):
     ) -> Any:
         """Build the LangGraph runtime context for a request.
 
-        Validates ``metadata.lgos_settings`` first, then calls the context
-        factory, if any, with the request and the settings.
+        Validates ``metadata.lgos_settings`` first (a model without
+        ``client_settings`` accepts only its absence or ``"{}"``), then calls
+        the context factory, if any, with the request and the settings.
 
         Raises:
-            InvalidRequestError: Invalid runtime settings (400).
+            InvalidRequestError: Invalid runtime settings, or settings sent to
+                a model that publishes none (400).
             GraphError: A non-null context for a graph without a context schema.
 
         """
-        settings = (
-            self.client_settings.validate_request(request)
-            if self.client_settings is not None
-            else None
-        )
+        settings = None
+        if self.client_settings is not None:
+            settings = self.client_settings.validate_request(request)
+        else:
+            check_no_settings(request)
         if self.context_factory is not None:
             context = await _maybe_await(self.context_factory(request, settings))
         else:

@@ -29,12 +29,17 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from langgraph_openai_serve.errors import InvalidRequestError
-from langgraph_openai_serve.graph.coordinator import RunBusyError, RunCoordinator
+from langgraph_openai_serve.graph.coordinator import (
+    InMemoryRunCoordinator,
+    RunBusyError,
+    RunCoordinator,
+)
 
 __all__ = [
     "INTERRUPT_FUNCTION_NAME",
     "OPERATION_ID_METADATA_KEY",
     "RUN_ID_METADATA_KEY",
+    "InMemoryRunCoordinator",
     "InterruptResume",
     "LangGraphInterruptBatch",
     "PendingInterrupt",

@@ -42,7 +42,7 @@ from langgraph_openai_serve.background import (
     BackgroundRun,
     execute_background_job,
 )
-from langgraph_openai_serve.errors import OpenAIHTTPException
+from langgraph_openai_serve.errors import ServerError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 
 __all__ = [
@@ -220,7 +220,7 @@ class HatchetBackgroundBackend:
         reused key.
 
         Raises:
-            OpenAIHTTPException: 503 when Hatchet names an earlier run that its
+            ServerError: 503 when Hatchet names an earlier run that its
                 API does not show within ``COLLISION_WAIT_SECONDS``.
 
         """
@@ -239,11 +239,10 @@ class HatchetBackgroundBackend:
         deadline = time.monotonic() + COLLISION_WAIT_SECONDS
         while (run := await self.get(run_id)) is None:
             if time.monotonic() > deadline:
-                raise OpenAIHTTPException(
+                raise ServerError(
                     "The run this Idempotency-Key started is not visible yet; "
                     "retry the request.",
                     status_code=503,
-                    type="server_error",
                     code="idempotency_key_pending",
                 )
             await asyncio.sleep(0.2)

@@ -22,7 +22,7 @@ from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import FinalChunk, data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
-from langgraph_openai_serve.errors import error_envelope
+from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
 from langgraph_openai_serve.graph.runner import (
     PreparedRun,
     TextChunk,
@@ -203,7 +203,11 @@ async def stream_chat_completion(
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.model)
         out.append(
-            data_bytes(error_envelope(failure_message(exc), type="server_error"))
+            data_bytes(
+                error_envelope(
+                    failure_message(exc), type=SERVER_ERROR, code=SERVER_ERROR
+                )
+            )
         )
         yield FinalChunk(b"".join(out))
         return

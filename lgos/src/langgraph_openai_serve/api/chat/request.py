@@ -1,17 +1,23 @@
 """The accepted subset of OpenAI's ``CreateChatCompletionRequest``.
 
-Unknown fields — generation controls such as ``temperature``, ``n`` or
-``max_tokens``, the deprecated ``functions``/``function_call`` — are rejected
-(400, ``unknown_parameter``).
+OpenAI fields LGOS does not serve — generation controls such as
+``temperature``, ``n`` or ``max_tokens``, structured output, the deprecated
+``functions``/``function_call`` — are dropped when ``null`` or when they ask
+for what LGOS does anyway (``n: 1``, ``logprobs: false``,
+``response_format: {"type": "text"}``), and otherwise refused (400,
+``unsupported_parameter``); names OpenAI does not define are
+``unknown_parameter`` (see :class:`~langgraph_openai_serve.api.common.StrictModel`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
 from langgraph_openai_serve.api.common import (
+    GRAPH_OWNS,
     Metadata,
     SafetyIdentifier,
     StrictModel,
@@ -21,8 +27,16 @@ from langgraph_openai_serve.api.common import (
 __all__ = ["ChatCompletionRequest", "ChatMessage", "FilePart", "TextPart"]
 
 
+_PROMPT_CACHE = "prompt caching is the graph's concern"
+_FUNCTION_CALL = "the deprecated 'function_call' field is not supported; use 'tools'"
+
+
 class TextPart(StrictModel):
     """``{"type": "text", "text": ...}``."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "prompt_cache_breakpoint": _PROMPT_CACHE
+    }
 
     type: Literal["text"]
     text: str
@@ -31,11 +45,20 @@ class TextPart(StrictModel):
 class FileRef(StrictModel):
     """``file``: only ``file_id`` (no inline ``file_data`` or ``filename``)."""
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "file_data": "inline file data is not supported; send a Files API file_id",
+        "filename": "files are named by the Files service; send a file_id",
+    }
+
     file_id: str = Field(min_length=1, max_length=256)
 
 
 class FilePart(StrictModel):
     """``{"type": "file", "file": {"file_id": ...}}``."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "prompt_cache_breakpoint": _PROMPT_CACHE
+    }
 
     type: Literal["file"]
     file: FileRef
@@ -76,14 +99,19 @@ class UserMessageParam(StrictModel):
 
 
 class AssistantMessageParam(StrictModel):
-    """A replayed ``assistant`` message."""
+    """A replayed ``assistant`` message (SDK objects carry ``audio=None``)."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "audio": "audio output is not supported",
+        "function_call": "the deprecated 'function_call' is not supported; "
+        "replay 'tool_calls'",
+    }
 
     role: Literal["assistant"]
     content: str | list[TextPart] | None = None
     name: str | None = None
     tool_calls: list[ToolCall] | None = None
     refusal: str | None = None
-    function_call: None = None  # replayed SDK objects carry function_call=None
     annotations: list[dict[str, Any]] | None = None
 
 
@@ -142,13 +170,59 @@ class ChatToolChoice(StrictModel):
 
 
 class StreamOptions(StrictModel):
-    """``stream_options``: only ``include_usage`` is served."""
+    """``stream_options``: only ``include_usage`` is served (no obfuscation)."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "include_obfuscation": "LGOS does not add obfuscation to stream events"
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "include_obfuscation": (False,)
+    }
 
     include_usage: bool | None = None
 
 
 class ChatCompletionRequest(StrictModel):
     """``POST /v1/chat/completions`` body, limited to the fields LGOS serves."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "temperature": GRAPH_OWNS,
+        "top_p": GRAPH_OWNS,
+        "n": "one choice per request",
+        "stop": GRAPH_OWNS,
+        "seed": GRAPH_OWNS,
+        "max_tokens": GRAPH_OWNS,
+        "max_completion_tokens": GRAPH_OWNS,
+        "presence_penalty": GRAPH_OWNS,
+        "frequency_penalty": GRAPH_OWNS,
+        "logit_bias": GRAPH_OWNS,
+        "logprobs": "log probabilities are not returned",
+        "top_logprobs": "log probabilities are not returned",
+        "reasoning_effort": GRAPH_OWNS,
+        "verbosity": GRAPH_OWNS,
+        "response_format": "structured output is not supported",
+        "modalities": "only text output is supported",
+        "audio": "audio output is not supported",
+        "prediction": "predicted outputs are not supported",
+        "service_tier": "service tiers are not supported",
+        "prompt_cache_key": _PROMPT_CACHE,
+        "prompt_cache_retention": _PROMPT_CACHE,
+        "prompt_cache_options": _PROMPT_CACHE,
+        "moderation": "moderation is the graph's concern",
+        "web_search_options": "select the web_search tool through the Responses API",
+        "functions": "the deprecated 'functions' field is not supported; use 'tools'",
+        "function_call": _FUNCTION_CALL,
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "n": (1,),
+        "logprobs": (False,),
+        "top_logprobs": (0,),
+        "stop": ([],),
+        "logit_bias": ({},),
+        "response_format": ({"type": "text"},),
+        "modalities": (["text"],),
+        "service_tier": ("auto", "default"),
+    }
 
     model: str = Field(min_length=1)
     messages: list[ChatMessage] = Field(min_length=1)

@@ -25,7 +25,7 @@ from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import FinalChunk, event_bytes
 from langgraph_openai_serve.api.usage import response_usage
-from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.errors import SERVER_ERROR, GraphError
 from langgraph_openai_serve.graph.interrupt import (
     INTERRUPT_FUNCTION_NAME,
     LangGraphInterruptBatch,
@@ -118,12 +118,13 @@ class ResponseFrame:
 
 
 def _tool_choice(request: ResponseCreateRequest) -> Any:
+    # Echoed as sent: a mode string, or a named function or custom choice.
     choice = request.tool_choice
     if choice is None:
         return "auto"
     if isinstance(choice, str):
         return choice
-    return {"type": "function", "name": choice.name}
+    return {"type": choice.type, "name": choice.name}
 
 
 def _url_citation(citation: Citation) -> dict[str, Any]:
@@ -599,7 +600,7 @@ async def stream_response(
             if answer_message.text_parts is not None:
                 out.extend(stream.close_text(answer_message))
             out.append(stream.close_message(answer_message, "incomplete"))
-        error = {"code": "server_error", "message": failure_message(exc)}
+        error = {"code": SERVER_ERROR, "message": failure_message(exc)}
         out.append(
             stream.emit(
                 "response.failed",

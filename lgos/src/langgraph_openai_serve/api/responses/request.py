@@ -1,17 +1,23 @@
 """The accepted subset of OpenAI's ``CreateResponse`` request.
 
-Unknown fields are rejected (400, ``unknown_parameter``). Shapes follow
-OpenAI's OpenAPI document (``CreateResponse``, ``EasyInputMessage``,
-``OutputMessage``, ``FunctionToolCall``, ``FunctionCallOutputItemParam``).
+Shapes follow OpenAI's OpenAPI document (``CreateResponse``,
+``EasyInputMessage``, ``OutputMessage``, ``FunctionToolCall``,
+``FunctionCallOutputItemParam``, ...). An OpenAI field that LGOS does not
+serve is dropped when it is ``null`` or asks for what LGOS does anyway
+(``include: []``, ``truncation: "disabled"``) and otherwise refused (400,
+``unsupported_parameter``); a name OpenAI does not define is refused as
+``unknown_parameter`` (see :class:`~langgraph_openai_serve.api.common.StrictModel`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag, model_validator
 
 from langgraph_openai_serve.api.common import (
+    GRAPH_OWNS,
     Metadata,
     SafetyIdentifier,
     StrictModel,
@@ -33,13 +39,22 @@ __all__ = [
     "OutputText",
     "Refusal",
     "ResponseCreateRequest",
+    "ResponseStreamOptions",
     "WebSearchCallItem",
     "WebSearchSelector",
 ]
 
 
+_PROMPT_CACHE = "prompt caching is the graph's concern"
+_CALLER = "tool callers and namespaces are not supported"
+
+
 class InputText(StrictModel):
     """``{"type": "input_text", "text": ...}``."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "prompt_cache_breakpoint": _PROMPT_CACHE
+    }
 
     type: Literal["input_text"]
     text: str
@@ -69,6 +84,14 @@ class InputFile(StrictModel):
     OpenAI-compatible Files service and send the returned ID.
     """
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "file_url": "file URLs are not supported; send a Files API file_id",
+        "file_data": "inline file data is not supported; send a Files API file_id",
+        "filename": "files are named by the Files service; send a file_id",
+        "detail": "the graph decides how to read a file",
+        "prompt_cache_breakpoint": _PROMPT_CACHE,
+    }
+
     type: Literal["input_file"]
     file_id: str = Field(min_length=1, max_length=256)
 
@@ -93,18 +116,27 @@ class MessageItem(StrictModel):
 class FunctionCallItem(StrictModel):
     """A replayed ``function_call`` item."""
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "caller": _CALLER,
+        "namespace": _CALLER,
+    }
+
     type: Literal["function_call"]
     call_id: str
     name: str
     arguments: str
     id: str | None = None
     status: Literal["in_progress", "completed", "incomplete"] | None = None
-    caller: None = None
-    namespace: None = None
 
 
 class FunctionCallOutputItem(StrictModel):
     """A ``function_call_output`` item answering a function call."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "caller": _CALLER,
+        "namespace": _CALLER,
+        "name": _CALLER,
+    }
 
     type: Literal["function_call_output"]
     call_id: str
@@ -116,25 +148,29 @@ class FunctionCallOutputItem(StrictModel):
 class CustomToolCallItem(StrictModel):
     """A replayed ``custom_tool_call`` item (a server tool call)."""
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "caller": _CALLER,
+        "namespace": _CALLER,
+    }
+
     type: Literal["custom_tool_call"]
     call_id: str
     name: str
     input: str
     id: str | None = None
     status: Literal["in_progress", "completed", "incomplete"] | None = None
-    caller: None = None
-    namespace: None = None
 
 
 class CustomToolCallOutputItem(StrictModel):
     """A replayed ``custom_tool_call_output`` item."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {"caller": _CALLER}
 
     type: Literal["custom_tool_call_output"]
     call_id: str
     output: str
     id: str | None = None
     status: Literal["in_progress", "completed", "incomplete"] | None = None
-    caller: None = None
 
 
 class WebSearchCallItem(StrictModel):
@@ -166,6 +202,15 @@ InputItem = Annotated[
 class FunctionTool(StrictModel):
     """A flat Responses function tool declaration."""
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "allowed_callers": _CALLER,
+        "defer_loading": "tools are loaded with the request",
+        "output_schema": "function output schemas are not supported",
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "defer_loading": (False,)
+    }
+
     type: Literal["function"]
     name: str = Field(min_length=1, max_length=128)
     description: str | None = None
@@ -179,6 +224,16 @@ class CustomToolSelector(StrictModel):
     The graph owns the tool's description, input contract and execution, so
     a client-supplied ``description`` or ``format`` is rejected.
     """
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "description": "the graph owns a registered tool's description",
+        "format": "the graph owns a registered tool's input format",
+        "allowed_callers": _CALLER,
+        "defer_loading": "tools are loaded with the request",
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "defer_loading": (False,)
+    }
 
     type: Literal["custom"]
     name: str = Field(min_length=1, max_length=128)
@@ -211,7 +266,20 @@ class TextFormat(StrictModel):
 class TextConfig(StrictModel):
     """``text``: output format options (plain text only)."""
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {"verbosity": GRAPH_OWNS}
+
     format: TextFormat | None = None
+
+
+class ResponseStreamOptions(StrictModel):
+    """``stream_options``: LGOS never pads stream events (no obfuscation)."""
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "include_obfuscation": "LGOS does not add obfuscation to stream events"
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "include_obfuscation": (False,)
+    }
 
 
 class CustomToolChoice(StrictModel):
@@ -229,6 +297,32 @@ ToolChoiceParam = Annotated[
 class ResponseCreateRequest(StrictModel):
     """``POST /v1/responses`` body, limited to the fields LGOS serves."""
 
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "temperature": GRAPH_OWNS,
+        "top_p": GRAPH_OWNS,
+        "top_logprobs": GRAPH_OWNS,
+        "max_output_tokens": GRAPH_OWNS,
+        "max_tool_calls": GRAPH_OWNS,
+        "reasoning": GRAPH_OWNS,
+        "include": "extra output data is not supported",
+        "prompt": "reusable prompts are not supported",
+        "prompt_cache_key": _PROMPT_CACHE,
+        "prompt_cache_retention": _PROMPT_CACHE,
+        "prompt_cache_options": _PROMPT_CACHE,
+        "service_tier": "service tiers are not supported",
+        "truncation": "truncation is not supported",
+        "conversation": "conversations are not stored; resend the input each turn",
+        "context_management": "context management is not supported",
+        "moderation": "moderation is the graph's concern",
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "include": ([],),
+        "truncation": ("disabled",),
+        "service_tier": ("auto", "default"),
+        "top_logprobs": (0,),
+        "reasoning": ({},),
+    }
+
     model: str = Field(min_length=1)
     input: str | Annotated[list[InputItem], Field(min_length=1)]
     instructions: str | None = None
@@ -243,3 +337,11 @@ class ResponseCreateRequest(StrictModel):
     previous_response_id: str | None = None
     background: bool | None = None
     text: TextConfig | None = None
+    stream_options: ResponseStreamOptions | None = None
+
+    @model_validator(mode="after")
+    def _stream_options_need_stream(self) -> ResponseCreateRequest:
+        if self.stream_options is not None and not self.stream:
+            msg = "stream_options may only be set when stream is true"
+            raise ValueError(msg)
+        return self

@@ -1,0 +1,88 @@
+"""The package's public names: what ``from langgraph_openai_serve import ...`` offers.
+
+The set is pinned so that adding or removing a public name is a deliberate,
+reviewed change; every name is importable from the root and from the module
+the reference documents it in.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import langgraph_openai_serve
+
+ROOT_NAMES = {
+    # serving
+    "LanggraphOpenaiServe",
+    "LgosSettings",
+    # registration
+    "GraphConfig",
+    "GraphFeature",
+    "GraphRegistry",
+    "ClientSettings",
+    # what adapters receive
+    "GraphRequest",
+    "ClientFunctionTool",
+    "NamedCustomToolChoice",
+    "NamedFunctionToolChoice",
+    # inside graphs
+    "status_event",
+    "citation_slice",
+    # interrupts
+    "InMemoryRunCoordinator",
+    # background Responses
+    "BackgroundBackend",
+    "BackgroundJob",
+    "BackgroundRun",
+    "InMemoryBackgroundBackend",
+    "execute_background_job",
+    # errors and logging
+    "GraphError",
+    "InvalidRequestError",
+    "OpenAIHTTPException",
+    "RequestContextFilter",
+}
+
+# Where the reference documents each name besides the root.
+HOMES = {
+    "BackgroundBackend": "langgraph_openai_serve.background",
+    "BackgroundJob": "langgraph_openai_serve.background",
+    "BackgroundRun": "langgraph_openai_serve.background",
+    "InMemoryBackgroundBackend": "langgraph_openai_serve.background",
+    "execute_background_job": "langgraph_openai_serve.background",
+    "citation_slice": "langgraph_openai_serve.graph.citations",
+    "InMemoryRunCoordinator": "langgraph_openai_serve.graph.coordinator",
+    "LgosSettings": "langgraph_openai_serve.settings",
+}
+
+
+def test_the_exported_set_is_pinned() -> None:
+    assert set(langgraph_openai_serve.__all__) == ROOT_NAMES
+    assert len(langgraph_openai_serve.__all__) == len(ROOT_NAMES)  # no duplicates
+
+
+@pytest.mark.parametrize("name", sorted(ROOT_NAMES))
+def test_each_name_imports_from_the_root(name: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from langgraph_openai_serve import {name}", namespace)
+    value = namespace[name]
+    home = HOMES.get(name)
+    if home is not None:
+        assert getattr(importlib.import_module(home), name) is value
+
+
+def test_the_run_coordinator_lives_beside_the_interrupt_helpers() -> None:
+    from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+    from langgraph_openai_serve.graph.interrupt import (
+        InMemoryRunCoordinator as beside_helpers,
+    )
+    from langgraph_openai_serve.graph.interrupt import delete_expired_interrupt_runs
+
+    assert beside_helpers is InMemoryRunCoordinator
+    assert callable(delete_expired_interrupt_runs)
+    assert (
+        "InMemoryRunCoordinator"
+        in importlib.import_module("langgraph_openai_serve.graph.interrupt").__all__
+    )
