@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
+from tests.demo_services import demo_api_url, demo_url_map  # noqa: F401 - shared
 from tests.pg import postgres_uri  # noqa: F401 - shared fixture
 
 # Chainlit reads its app root (ui/chainlit/.chainlit/config.toml) when it is

@@ -1,9 +1,11 @@
-"""Servers the documentation's code talks to: the demo API and Files service.
+"""The demo API and Files service as real processes, shared by the session.
 
-Pages address them as ``http://127.0.0.1:8000`` and ``http://127.0.0.1:8003``,
-as a reader running ``just demo`` would; the runner maps those origins to
-these processes (free ports, offline model, temporary storage, a working
-directory without the developer's ``.env``).
+The documentation's code addresses them as ``http://127.0.0.1:8000`` and
+``http://127.0.0.1:8003``, as a reader running ``just demo`` would; the docs
+runner maps those origins to these processes. The client matrix
+(``tests/clients``) drives the same demo API with real OpenAI clients. Both
+run offline: free ports, the offline model without delay, temporary storage,
+a working directory without the developer's ``.env``.
 """
 
 from __future__ import annotations
@@ -97,3 +99,9 @@ def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             DEMO_API: f"http://127.0.0.1:{api_port}",
             DEMO_FILES: f"http://127.0.0.1:{files_port}",
         }
+
+
+@pytest.fixture(scope="session")
+def demo_api_url(demo_url_map: dict[str, str]) -> str:
+    """The running demo API's OpenAI base URL (``http://127.0.0.1:<port>/v1``)."""
+    return f"{demo_url_map[DEMO_API]}/v1"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.conftest import DEMO_API, DEMO_FILES, clean_env
+from tests.demo_services import DEMO_API, DEMO_FILES, clean_env
 from tests.docs.markdown_blocks import ROOT, Block, blocks, pages, python_blocks
 
 PAGE_TIMEOUT = 150
