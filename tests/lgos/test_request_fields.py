@@ -312,3 +312,20 @@ async def test_empty_settings_for_a_model_without_settings(
         model="echo", input="hi", metadata={"lgos_settings": "{}"}
     )
     assert response.output_text == "Echo: hi"
+
+
+async def test_an_item_reference_says_what_to_send_instead(
+    http: httpx.AsyncClient,
+) -> None:
+    # The Vercel AI SDK replays earlier answers by reference unless store is false.
+    body = {
+        **RESPONSES,
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "Hi"}]},
+            {"type": "item_reference", "id": "msg_1"},
+            {"role": "user", "content": [{"type": "input_text", "text": "And?"}]},
+        ],
+    }
+    error = await _error(http, "/v1/responses", body)
+    assert (error["code"], error["param"]) == ("unsupported_value", "input[1]")
+    assert "store: false" in error["message"]

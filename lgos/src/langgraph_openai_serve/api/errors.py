@@ -89,6 +89,15 @@ def validation_param(loc: tuple[Any, ...]) -> str | None:
     return out or None
 
 
+# Clients that assume stored responses (the Vercel AI SDK by default) replay
+# earlier output as item references; say what to do instead.
+_NOTHING_STORED = (
+    " LGOS stores no responses, so it cannot resolve item references: replay the"
+    " output items themselves (clients that replay by reference, such as the"
+    " Vercel AI SDK, do so with store: false)."
+)
+
+
 def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
     kind = error["type"]
     param = validation_param(tuple(error["loc"]))
@@ -104,7 +113,10 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
         return f"Unknown parameter: {where}.", param, "unknown_parameter"
     if kind == "union_tag_invalid":
         tag = error.get("ctx", {}).get("tag")
-        return f"Unsupported type '{tag}' at {where}.", param, "unsupported_value"
+        message = f"Unsupported type '{tag}' at {where}."
+        if tag == "item_reference":
+            message += _NOTHING_STORED
+        return message, param, "unsupported_value"
     if kind == "missing":
         return (
             f"Missing required parameter: {where}.",
