@@ -46,9 +46,10 @@ lint: sync
     uv run --frozen --no-sync ruff format --check .
     uv run --frozen --no-sync pyright
 
-# Lint, then the whole suite (starts PostgreSQL, installs it and Chromium if missing)
+# Lint, then the whole suite (starts PostgreSQL, installs it, Chromium and the JS clients if missing)
 test *ARGS: sync lint
     bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
+    bash scripts/ensure-node-clients.sh
     bash scripts/ensure-hatchet.sh >/dev/null
     uv run --frozen --no-sync pytest {{ ARGS }}

@@ -9,6 +9,10 @@ Conventions the pages follow (see ``docs/index.md`` sources):
 - A Python block whose first line is ``# <name>.py`` is a module: it is
   written to the page's working directory instead of run, so later blocks
   import it.
+- Every ```` ```js ```` block (``javascript``, ``mjs``) runs too: a page's JS
+  blocks, in order, form one ES module (top-level ``await`` allowed) that
+  Node runs with the packages of ``tests/clients/js``, under the same URL
+  mapping.
 - ``<!-- docs-test: skip (reason) -->`` on the line before a fence keeps that
   block from running; the reason is required.
 """
@@ -130,6 +134,15 @@ def blocks(page: Path) -> list[Block]:
     return found
 
 
+PYTHON = frozenset({"python", "py"})
+JS = frozenset({"js", "javascript", "mjs"})
+
+
 def python_blocks(page: Path) -> list[Block]:
     """The page's ```` ```python ```` blocks (``py`` too)."""
-    return [b for b in blocks(page) if b.lang in {"python", "py"}]
+    return [b for b in blocks(page) if b.lang in PYTHON]
+
+
+def js_blocks(page: Path) -> list[Block]:
+    """The page's ```` ```js ```` blocks (``javascript`` and ``mjs`` too)."""
+    return [b for b in blocks(page) if b.lang in JS]

@@ -1,5 +1,8 @@
 """Run one page's Python blocks: ``python -m tests.docs.runner PAGE``.
 
+(:func:`js_module` builds the page's JS blocks into one ES module instead,
+which the test runs with Node.)
+
 Blocks run in page order in one namespace, in the current directory (the
 test gives each page a fresh one), on one event loop so top-level ``await``
 works and loop-bound objects survive from block to block. Module blocks
@@ -21,15 +24,32 @@ import traceback
 import types
 from pathlib import Path
 
-from tests.docs.markdown_blocks import Block, python_blocks
+from tests.docs.markdown_blocks import Block, js_blocks, python_blocks
+
+
+def _mapped(code: str, url_map: dict[str, str]) -> str:
+    for documented, real in url_map.items():
+        code = code.replace(documented, real)
+    return code
 
 
 def _source(block: Block, url_map: dict[str, str]) -> str:
-    code = block.code
-    for documented, real in url_map.items():
-        code = code.replace(documented, real)
     # Pad so that line numbers in tracebacks are the page's line numbers.
-    return "\n" * (block.line - 1) + code
+    return "\n" * (block.line - 1) + _mapped(block.code, url_map)
+
+
+def js_module(page: Path, url_map: dict[str, str]) -> str:
+    """The page's JS blocks (unskipped) as one ES module, in page order.
+
+    Each block keeps its page line numbers, so Node's stack traces point at
+    the Markdown lines.
+    """
+    lines: list[str] = []
+    for block in js_blocks(page):
+        if block.skip is None:
+            lines += [""] * (block.line - 1 - len(lines))
+            lines += _mapped(block.code, url_map).splitlines()
+    return "\n".join(lines) + "\n"
 
 
 def run_page(page: Path) -> int:

@@ -1,9 +1,11 @@
-"""The Python code in the docs and the README runs, as written.
+"""The Python and JavaScript code in the docs and the README runs, as written.
 
 Each page's ``python`` blocks run in order in a fresh subprocess and working
-directory (``tests.docs.runner``); pages that address the demo API or Files
-service get real ones, offline (``conftest.py``). Conventions are described
-in ``tests/docs/markdown_blocks.py``.
+directory (``tests.docs.runner``); its ``js`` blocks run as one ES module with
+Node, resolving the client packages of ``tests/clients/js``. Pages that
+address the demo API or Files service get real ones, offline
+(``tests/demo_services.py``). Conventions are described in
+``tests/docs/markdown_blocks.py``.
 """
 
 from __future__ import annotations
@@ -16,12 +18,31 @@ from pathlib import Path
 
 import pytest
 
+from tests.clients.node_cells import JS as JS_CLIENTS
+from tests.clients.node_cells import node
 from tests.demo_services import DEMO_API, DEMO_FILES, clean_env
-from tests.docs.markdown_blocks import ROOT, Block, blocks, pages, python_blocks
+from tests.docs.markdown_blocks import (
+    JS,
+    PYTHON,
+    ROOT,
+    Block,
+    blocks,
+    js_blocks,
+    pages,
+    python_blocks,
+)
+from tests.docs.runner import js_module
 
 PAGE_TIMEOUT = 150
 
 RUNNABLE = [p for p in pages() if any(b.skip is None for b in python_blocks(p))]
+JS_RUNNABLE = [p for p in pages() if any(b.skip is None for b in js_blocks(p))]
+# Examples that build a client need a key to construct it; nothing may reach a
+# real provider.
+OFFLINE = {
+    "OPENAI_API_KEY": "sk-docs-test-unused",
+    "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+}
 
 
 def _runs(block: Block) -> bool:
@@ -36,13 +57,7 @@ def test_page_code_runs(
     page: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     code = "".join(b.code for b in python_blocks(page) if _runs(b))
-    env = clean_env() | {
-        "PYTHONPATH": str(ROOT),
-        # Examples that build a ChatOpenAI need a key to construct it; nothing
-        # may reach a real provider.
-        "OPENAI_API_KEY": "sk-docs-test-unused",
-        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
-    }
+    env = clean_env() | OFFLINE | {"PYTHONPATH": str(ROOT)}
     if DEMO_API in code or DEMO_FILES in code:
         env["LGOS_DOCS_URL_MAP"] = json.dumps(request.getfixturevalue("demo_url_map"))
     if "LGOS_POSTGRES_URI" in code:  # a fresh database (just test starts PostgreSQL)
@@ -59,13 +74,51 @@ def test_page_code_runs(
         pytest.fail(result.stdout[-4000:] + result.stderr[-8000:], pytrace=False)
 
 
+def _run_js(
+    page: Path, cwd: Path, url_map: dict[str, str], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run the page's JS blocks as ``<page>.mjs`` in ``cwd``, beside the packages."""
+    (cwd / "node_modules").symlink_to(JS_CLIENTS / "node_modules")
+    script = cwd / f"{page.stem}.mjs"
+    script.write_text(js_module(page, url_map), encoding="utf-8")
+    return subprocess.run(
+        [node(), script.name],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=PAGE_TIMEOUT,
+    )
+
+
+@pytest.mark.timeout(PAGE_TIMEOUT + 30)
+@pytest.mark.parametrize(
+    "page", JS_RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in JS_RUNNABLE]
+)
+def test_page_js_runs(
+    page: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    code = "".join(b.code for b in js_blocks(page) if b.skip is None)
+    url_map: dict[str, str] = {}
+    if DEMO_API in code or DEMO_FILES in code:
+        url_map = request.getfixturevalue("demo_url_map")
+    result = _run_js(page, tmp_path, url_map, clean_env() | OFFLINE)
+    if result.returncode != 0:
+        pytest.fail(
+            f"the JS blocks of {page} failed (line numbers are the page's)\n"
+            + result.stdout[-4000:]
+            + result.stderr[-8000:],
+            pytrace=False,
+        )
+
+
 def test_every_page_parses_and_skips_are_justified() -> None:
     skipped = []
     for page in pages():
         for block in blocks(page):  # raises on a malformed marker
             if block.skip is not None:
-                assert block.lang in {"python", "py"}, (
-                    f"{block.where}: only Python blocks run, no marker needed"
+                assert block.lang in PYTHON | JS, (
+                    f"{block.where}: only Python and JS blocks run, no marker needed"
                 )
                 skipped.append(block.where)
     # Skips stay rare: each one is a block that cannot run by itself.
@@ -104,6 +157,39 @@ def test_runner_reports_the_markdown_line(tmp_path: Path) -> None:
     assert f'File "{page}", line 20' in result.stderr
     assert "assert ANSWER == value" in result.stderr
     assert (tmp_path / "helper.py").read_text() == "# helper.py\nANSWER = 42\n"
+
+
+def test_js_runner_fails_on_a_failing_block_at_its_markdown_line(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# A page\n\n```js\nconst value = 1;\n```\n\n"
+        "<!-- docs-test: skip (shows a failure) -->\n"
+        "```javascript\nthrow new Error('skipped');\n```\n\n"
+        "```mjs\nawait Promise.resolve();\nconst url = 'http://127.0.0.1:8000/v1';\n"
+        "if (value !== 2) throw new Error(`value is ${value} at ${url}`);\n```\n",
+        encoding="utf-8",
+    )
+    result = _run_js(page, tmp_path, {DEMO_API: "http://127.0.0.1:9"}, clean_env())
+    assert result.returncode == 1
+    assert "Error: value is 1 at http://127.0.0.1:9/v1" in result.stderr
+    assert "skipped" not in result.stderr
+    assert "page.mjs:15" in result.stderr  # the Markdown line of the throw
+
+
+def test_js_runner_resolves_the_client_packages(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```js\nimport OpenAI from 'openai';\nimport { generateText } from 'ai';\n"
+        "import { createOpenAI } from '@ai-sdk/openai';\n\n"
+        "const client = new OpenAI({ baseURL: 'http://127.0.0.1:8000/v1', apiKey: 'x' });\n"
+        "console.log(client.baseURL, typeof generateText, typeof createOpenAI);\n```\n",
+        encoding="utf-8",
+    )
+    result = _run_js(page, tmp_path, {DEMO_API: "http://127.0.0.1:9"}, clean_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "http://127.0.0.1:9/v1 function function\n"
 
 
 def test_top_level_await_shares_one_loop(tmp_path: Path) -> None:
