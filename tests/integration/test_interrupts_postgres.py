@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
 from openai import OpenAI
 
@@ -60,6 +61,18 @@ def test_pause_and_resume_across_processes(two_servers: list[str]) -> None:
     a, b = (client(base) for base in two_servers)
     paused = a.responses.create(model="approval", input="Refund order 42")
     done = b.responses.create(**resume_body(paused, "approve"))
+    assert done.output_text == "Decision: approve"
+
+    # The instructions' record survives PostgreSQL: repeated ones resume there.
+    paused = a.responses.create(
+        model="approval", input="Refund order 43", instructions="Be brief."
+    )
+    with pytest.raises(openai.BadRequestError) as changed:
+        b.responses.create(**resume_body(paused, "approve"), instructions="Other.")
+    assert changed.value.param == "instructions"
+    done = b.responses.create(
+        **resume_body(paused, "approve"), instructions="Be brief."
+    )
     assert done.output_text == "Decision: approve"
 
     streamed = a.responses.create(model="parallel", input="x", stream=True)

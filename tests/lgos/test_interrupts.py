@@ -246,6 +246,62 @@ async def test_mixed_forged_and_malformed_ids(env: tuple[Env, AsyncOpenAI]) -> N
     assert done.output_text == "Decision: ok"
 
 
+async def test_a_resume_may_repeat_the_instructions_not_change_them(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # The OpenAI Agents SDK resends an agent's instructions with every request.
+    _, client = env
+    first = await client.responses.create(
+        model="approval", input="a", instructions="Be brief."
+    )
+    [call] = calls_of(first)
+    for changed in ("Be verbose.", ""):
+        with pytest.raises(openai.BadRequestError) as raised:
+            await client.responses.create(
+                model="approval",
+                previous_response_id=first.id,
+                input=answers([call], "x"),
+                instructions=changed,
+            )
+        assert raised.value.param == "instructions"
+    async with client.responses.stream(
+        model="approval",
+        previous_response_id=first.id,
+        input=answers([call], "ok"),
+        instructions="Be brief.",
+    ) as stream:
+        done = await stream.get_final_response()
+    assert done.output_text == "Decision: ok"
+
+
+async def test_answers_replayed_as_history_say_to_resume(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # Without previous_response_id the answer would start the operation again
+    # and ask again: a client loop (the Agents SDK's default mode) never ends.
+    _, client = env
+    paused = await client.responses.create(model="approval", input="refund")
+    [call] = calls_of(paused)
+    ledger = [
+        {"role": "user", "content": "refund"},
+        call.model_dump(exclude_none=True),
+        *answers([call], "approve"),
+    ]
+    with pytest.raises(openai.BadRequestError) as raised:
+        await client.responses.create(model="approval", input=ledger)
+    assert raised.value.param == "previous_response_id"
+    assert "input[2] answers an interrupt" in raised.value.message
+    # As history before a new message, the same items are fine.
+    followed = await client.responses.create(
+        model="approval", input=[*ledger, {"role": "user", "content": "another"}]
+    )
+    assert calls_of(followed)  # a new operation, paused at its own question
+    done = await client.responses.create(
+        model="approval", previous_response_id=paused.id, input=answers([call], "ok")
+    )
+    assert done.output_text == "Decision: ok"
+
+
 async def test_caller_run_id_retry_reemits_the_batch(
     env: tuple[Env, AsyncOpenAI],
 ) -> None:

@@ -240,6 +240,7 @@ async def _execute(
             resume=decoded.resume,
             run_id=run_id,
             request_id=current_request_id(),  # the job's, bound by the caller
+            instructions=request.instructions,
         ) as run:
             return await collect_response(run, frame)
     except InvalidRequestError as exc:

@@ -71,6 +71,7 @@ async def respond(
     encode: Callable[[PreparedRun], AsyncGenerator[bytes, None]],
     resume: InterruptResume | None = None,
     run_id: uuid.UUID | None = None,
+    instructions: str | None = None,
 ) -> Response:
     """Prepare a run, then answer with JSON (``collect``) or SSE (``encode``).
 
@@ -85,7 +86,8 @@ async def respond(
     deleted).
 
     The run's ``lgos.request_id`` is the request's ``x-request-id``, and the
-    model becomes a log field of the request.
+    model becomes a log field of the request. ``instructions`` (Responses)
+    are recorded with a new interrupt run, so its resumes may repeat them.
     """
     bind_log_fields(model=graph_request.model)
     request_id = current_request_id()
@@ -104,6 +106,7 @@ async def respond(
                 resume=resume,
                 run_id=run_id,
                 request_id=request_id,
+                instructions=instructions,
             )
         )
     except OpenAIHTTPException:

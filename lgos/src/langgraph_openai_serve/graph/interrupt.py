@@ -36,6 +36,7 @@ from langgraph_openai_serve.graph.coordinator import (
 )
 
 __all__ = [
+    "INSTRUCTIONS_METADATA_KEY",
     "INTERRUPT_FUNCTION_NAME",
     "OPERATION_ID_METADATA_KEY",
     "RUN_ID_METADATA_KEY",
@@ -43,8 +44,10 @@ __all__ = [
     "InterruptResume",
     "LangGraphInterruptBatch",
     "PendingInterrupt",
+    "check_resumed_instructions",
     "checkpoint_key",
     "delete_expired_interrupt_runs",
+    "instructions_digest",
     "interrupt_call_id",
     "interrupt_response_id",
     "new_nonce",
@@ -59,6 +62,9 @@ OPERATION_ID_METADATA_KEY = "lgos.operation_id"
 """Checkpoint metadata key marking threads LGOS created (value: run UUID)."""
 RUN_ID_METADATA_KEY = "lgos_run_id"
 """Request metadata key for a caller-chosen run UUID."""
+INSTRUCTIONS_METADATA_KEY = "lgos.instructions_sha256"
+"""Checkpoint metadata key: the SHA-256 of the instructions an interrupt run
+started with (absent when it had none), so a resume may repeat them."""
 
 _RESPONSE_ID = re.compile(r"^resp_lg_([0-9a-f]{32})_([0-9a-f]{32})$")
 _CALL_ID = re.compile(r"^call_lg_([0-9a-f]{64})_([0-9a-f]{32})_([0-9A-Za-z-]{1,64})$")
@@ -104,6 +110,8 @@ class InterruptResume:
     run_id: uuid.UUID
     nonce: str
     answers: Mapping[str, str]
+    instructions: str | None = None
+    """The resume's own instructions, which must repeat the run's (or None)."""
 
 
 def checkpoint_key(scope: str, model: str, run_id: uuid.UUID) -> str:
@@ -193,6 +201,40 @@ def parse_run_id(value: str) -> uuid.UUID:
             param=f"metadata.{RUN_ID_METADATA_KEY}",
         )
     return run_id
+
+
+def instructions_digest(instructions: str | None) -> str | None:
+    """Return the SHA-256 hex digest of ``instructions``, or None for none."""
+    if instructions is None:
+        return None
+    return hashlib.sha256(instructions.encode()).hexdigest()
+
+
+def check_resumed_instructions(resume: InterruptResume, recorded: str | None) -> None:
+    """Allow a resume to repeat the paused run's instructions, never to change them.
+
+    OpenAI does not carry ``instructions`` over ``previous_response_id``, so
+    clients such as the OpenAI Agents SDK resend an agent's instructions with
+    every request, a resume included. The resumed graph continues from its
+    checkpoint, so instructions it did not start with could not take effect.
+
+    Args:
+        resume: The resume; ``resume.instructions`` None means omitted.
+        recorded: The run's :func:`instructions_digest`, from its checkpoint.
+
+    Raises:
+        InvalidRequestError: 400 with ``param="instructions"`` when the
+            resume's instructions differ from the run's (or it had none).
+
+    """
+    if resume.instructions is None:
+        return
+    if instructions_digest(resume.instructions) != recorded:
+        raise InvalidRequestError(
+            "A resume may repeat the paused run's instructions but not change "
+            "them; send them unchanged or omit them.",
+            param="instructions",
+        )
 
 
 def conflict(message: str) -> InvalidRequestError:

@@ -46,11 +46,14 @@ from langgraph_openai_serve.graph.graph_task import (
     settle,
 )
 from langgraph_openai_serve.graph.interrupt import (
+    INSTRUCTIONS_METADATA_KEY,
     InterruptResume,
     LangGraphInterruptBatch,
     PendingInterrupt,
+    check_resumed_instructions,
     checkpoint_key,
     conflict,
+    instructions_digest,
     resume_command_values,
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
@@ -164,16 +167,18 @@ class PreparedRun:
 
 async def _pending_batch(
     graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
-) -> LangGraphInterruptBatch | None:
+) -> tuple[LangGraphInterruptBatch | None, str | None]:
+    """Return the paused batch (None if not paused) and the instructions digest."""
     snapshot = await graph.aget_state(config)
     if not snapshot.interrupts:
-        return None
-    return LangGraphInterruptBatch(
+        return None, None
+    batch = LangGraphInterruptBatch(
         run_id=run_id,
         checkpoint_key=config.get("configurable", {})["thread_id"],
         checkpoint_id=snapshot.config.get("configurable", {})["checkpoint_id"],
         interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
     )
+    return batch, (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
 
 
 async def _delete_thread(graph: CompiledStateGraph, thread_id: str) -> None:
@@ -196,6 +201,7 @@ async def prepare_run(
     resume: InterruptResume | None = None,
     run_id: uuid.UUID | None = None,
     request_id: str | None = None,
+    instructions: str | None = None,
 ) -> AsyncIterator[PreparedRun]:
     """Prepare one graph run; an async context manager owning its resources.
 
@@ -215,13 +221,18 @@ async def prepare_run(
         resume: The answers for a paused run, or None.
         run_id: The run UUID of a new interrupt run (random when None).
         request_id: Correlation ID recorded in the run's config metadata.
+        instructions: The client's system instructions (Responses
+            ``instructions``) of a new interrupt run: their digest is kept
+            with the run's checkpoints, so that a resume may repeat them
+            (``resume.instructions``) but not change them.
 
     Yields:
         The :class:`PreparedRun`, valid until the context exits.
 
     Raises:
         InvalidRequestError: Unknown model (404), invalid runtime settings or
-            resume input (400), a busy lease (409 ``run_busy``), or a resume
+            resume input (400; instructions other than the run's too), a busy
+            lease (409 ``run_busy``), or a resume
             that does not match the pending batch (409
             ``interrupt_state_conflict``).
         GraphError: A graph factory or adapter produced something unusable.
@@ -273,18 +284,22 @@ async def prepare_run(
                 code="run_busy",
                 status_code=409,
             ) from None
-        pending = await _pending_batch(graph, runnable_config, run_id)
+        pending, recorded = await _pending_batch(graph, runnable_config, run_id)
         if resume is not None:
             if pending is None:
                 raise conflict("This operation is not paused: it finished or expired.")
             graph_input: Any = Command(resume=resume_command_values(resume, pending))
+            check_resumed_instructions(resume, recorded)
             pending = None
         elif pending is None:
             # A leftover without pending interrupts is a dead run: start afresh.
             await _delete_thread(graph, key)
             graph_input = await config.build_input(request, list(messages))
+            recorded = instructions_digest(instructions)
         else:
             graph_input = None
+        if recorded is not None:  # kept with every checkpoint of the run
+            runnable_config["metadata"][INSTRUCTIONS_METADATA_KEY] = recorded
         run = PreparedRun(
             request=request,
             config=config,
@@ -460,7 +475,9 @@ async def stream_run_batches(
                 await settle(task)
         if interrupted:
             assert run.run_id is not None
-            pending = await _pending_batch(run.graph, run.runnable_config, run.run_id)
+            pending, _ = await _pending_batch(
+                run.graph, run.runnable_config, run.run_id
+            )
             if pending is None:
                 msg = "The graph reported interrupts but no pending state was saved."
                 raise GraphError(msg)

@@ -41,6 +41,7 @@ from langgraph_openai_serve.api.responses.request import (
 )
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.interrupt import (
+    INTERRUPT_FUNCTION_NAME,
     RUN_ID_METADATA_KEY,
     InterruptResume,
     parse_interrupt_response_id,
@@ -179,7 +180,38 @@ def _messages(request: ResponseCreateRequest) -> list[BaseMessage]:
             # A finished built-in search: history for the graph's model.
             messages.append(AIMessage(content=[item.model_dump()]))
     check_tool_exchanges(messages, param="input")
+    _refuse_replayed_answers(request.input)
     return messages
+
+
+def _refuse_replayed_answers(items: list[Any]) -> None:
+    """Refuse interrupt answers sent as history instead of as a resume.
+
+    A client that replays the paused Response's ``lgos_interrupt`` call with
+    its answer and no ``previous_response_id`` (the OpenAI Agents SDK does
+    without ``auto_previous_response_id``) would start the operation afresh
+    and be asked again, forever. Answers in the trailing items (after the
+    last message) are refused; earlier ones are history and stay allowed.
+    """
+    interrupt_calls = {
+        item.call_id
+        for item in items
+        if isinstance(item, FunctionCallItem) and item.name == INTERRUPT_FUNCTION_NAME
+    }
+    if not interrupt_calls:
+        return
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if isinstance(item, MessageItem):
+            return
+        if isinstance(item, FunctionCallOutputItem) and item.call_id in interrupt_calls:
+            raise InvalidRequestError(
+                f"input[{index}] answers an interrupt ({INTERRUPT_FUNCTION_NAME}) "
+                "without previous_response_id: resume the paused Response by "
+                "sending its ID as previous_response_id with only the "
+                "function_call_output items.",
+                param="previous_response_id",
+            )
 
 
 def _selected_tools(
@@ -262,10 +294,6 @@ def _resume(
             "metadata.lgos_run_id does not match previous_response_id.",
             param=f"metadata.{RUN_ID_METADATA_KEY}",
         )
-    if request.instructions is not None:
-        raise InvalidRequestError(
-            "A resume cannot change instructions; omit them.", param="instructions"
-        )
     items = request.input
     if isinstance(items, str) or not items:
         raise InvalidRequestError(
@@ -285,7 +313,12 @@ def _resume(
                 param=f"input[{index}].call_id",
             )
         answers[item.call_id] = item.output
-    return InterruptResume(run_id=resumed_run, nonce=nonce, answers=answers)
+    return InterruptResume(
+        run_id=resumed_run,
+        nonce=nonce,
+        answers=answers,
+        instructions=request.instructions,  # checked against the run's own
+    )
 
 
 def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRequest:

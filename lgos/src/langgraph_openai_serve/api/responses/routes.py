@@ -40,6 +40,7 @@ async def create_response(request: Request) -> Response:
         encode=lambda run: stream_response(run, frame),
         resume=decoded.resume,
         run_id=run_id,
+        instructions=body.instructions,
     )
 
 
