@@ -112,6 +112,10 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
         payloads[-2]["choices"][0]["delta"]["tool_calls"][0]["function"]["name"]
         == "weather"
     )
+    # A reply of tool calls only carries no content at all (the role chunk
+    # included), so clients that build text parts from content draw none.
+    assert payloads[0]["choices"][0]["delta"] == {"role": "assistant"}
+    assert not any("content" in p["choices"][0]["delta"] for p in payloads)
 
 
 async def test_same_text_through_both_routes(openai_client: AsyncOpenAI) -> None:

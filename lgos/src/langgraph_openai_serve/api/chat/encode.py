@@ -176,7 +176,9 @@ async def stream_chat_completion(
     finishing chunks and ``[DONE]`` (or the error) come last, as one
     :class:`~langgraph_openai_serve.api.sse.FinalChunk`.
     """
-    yield _chunk(frame, {"role": "assistant", "content": ""})
+    # Role only: a client builds text parts from content deltas, and a reply
+    # that is only tool calls has none (the Vercel AI SDK drew an empty one).
+    yield _chunk(frame, {"role": "assistant"})
     parity = TextParity()
     head = _content_head(frame)
     first = True
