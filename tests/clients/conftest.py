@@ -17,3 +17,43 @@ os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
 # LiteLLM downloads its model price map on import unless told to use its copy.
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["LITELLM_TELEMETRY"] = "False"
+
+# The fixtures the client modules share; the guards and the expectations they
+# use live in guards.py and matrix.py.
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from openai import AsyncOpenAI, OpenAI
+
+from tests.clients.guards import Wire, loopback_only, record_wire
+from tests.clients.matrix import API_KEY
+
+
+@pytest.fixture
+def offline_only() -> Iterator[None]:
+    """Block and fail any lookup or connection beyond loopback during a test."""
+    with loopback_only() as blocked:
+        yield
+    assert not blocked, f"a client tried to leave the machine: {blocked}"
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch) -> Wire:
+    """Record every request sent through httpx or httpx2 during a test."""
+    return record_wire(monkeypatch)
+
+
+@pytest.fixture
+def openai_client(demo_api_url: str) -> Iterator[OpenAI]:
+    """The OpenAI SDK's client for the demo API (no retries)."""
+    with OpenAI(base_url=demo_api_url, api_key=API_KEY, max_retries=0) as client:
+        yield client
+
+
+@pytest.fixture
+async def async_openai_client(demo_api_url: str) -> AsyncIterator[AsyncOpenAI]:
+    """The OpenAI SDK's async client for the demo API (no retries)."""
+    async with AsyncOpenAI(
+        base_url=demo_api_url, api_key=API_KEY, max_retries=0
+    ) as client:
+        yield client

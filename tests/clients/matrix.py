@@ -1,56 +1,51 @@
-"""What the Python client-matrix modules share: prompts, exact answers, guards.
+"""What the demo API answers: every expectation of the client matrix.
 
 The demo API runs the offline model (``tests/demo_services.py``), so every
-graph answers deterministically; the constants below are those answers, built
-the way the demo's offline responders write them. Each client module asks the
-same questions and expects the same texts, IDs and shapes.
-
-Two fixtures (import ``offline_only_fixture`` and ``wire_fixture`` into a
-module; the fixtures are named ``offline_only`` and ``wire``):
-
-- ``offline_only`` fails a test that tries to reach anything but loopback
-  (DNS lookups and connections are blocked while the test runs, by an audit
-  hook, so a client's telemetry or price-map download cannot leave the
-  machine even in a background thread).
-- ``wire`` records the JSON body of every request the clients send, at
-  ``httpx``/``httpx2`` ``send()``, whatever client object a library builds
-  internally.
+graph answers deterministically; the constants and functions below are those
+answers, built the way the demo's offline responders write them. Every client
+module, Python or JavaScript, asks the same questions and expects the same
+texts, IDs and shapes from here. Where the JavaScript cells
+(``tests/clients/js/*.mjs``) ask something else, the functions take the
+prompt; the cells read their prompts from :data:`JS_INPUTS`, which
+``node_cells`` hands to Node, so each prompt is written once.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
-
-import httpx
-import pytest
 
 API_KEY = "unused"
 """The key every client sends; LGOS ignores it (never OPENAI_API_KEY)."""
 
-DEMO_MODELS = frozenset(
-    {
-        "chat",
-        "writer",
-        "citations",
-        "functions",
-        "server-tools",
-        "files",
-        "approval",
-        "deep-research",
-    }
-)
+DEMO_MODELS = [
+    "chat",
+    "writer",
+    "citations",
+    "functions",
+    "server-tools",
+    "files",
+    "approval",
+    "deep-research",
+]
+"""The demo's graphs, in the order the registry serves (and lists) them."""
 
 RESPONSE_ID = re.compile(r"resp_[0-9a-f]{32}")
-INTERRUPT_RESPONSE_ID = re.compile(r"resp_lg_[0-9a-f]{32}_[0-9a-f]{32}")
+RUN_RESPONSE_ID = re.compile(r"resp_lg_([0-9a-f]{32})_[0-9a-f]{32}")
+"""A Response of a durable run (paused or in the background); group 1: the run."""
 INTERRUPT_CALL_ID = re.compile(r"call_lg_[0-9a-f]+_[0-9a-f]+_[0-9a-f]+")
 CHAT_COMPLETION_ID = re.compile(r"chatcmpl_[0-9a-f]{32}")
 MESSAGE_ID = re.compile(r"msg_[0-9a-f]{32}")
+
+NOT_FOUND = {
+    "message": "The model 'missing' does not exist.",
+    "type": "invalid_request_error",
+    "param": "model",
+    "code": "model_not_found",
+}
+"""The error body for the model ``missing``."""
+NOT_A_PAUSED_RESPONSE = "previous_response_id is not a paused LGOS Response ID."
 
 # --------------------------------------------------------------------------
 # chat: one offline answer that echoes the prompt and the instructions
@@ -62,16 +57,21 @@ GENERAL_AUDIENCE = (
 )
 
 
-def chat_answer(prompt: str = CHAT_PROMPT, *instructions: str) -> str:
-    """The `chat` graph's offline answer to ``prompt`` (one user message seen).
+def chat_answer(
+    prompt: str = CHAT_PROMPT, *instructions: str, messages: int = 1
+) -> str:
+    """The `chat` graph's offline answer to ``prompt``.
 
     ``instructions`` are the client's system/developer texts, after the
-    graph's own audience instruction.
+    graph's own audience instruction; ``messages`` is how many conversation
+    messages the graph saw (the whole history with ``use_history``).
     """
     following = ", ".join(f'"{text}"' for text in (GENERAL_AUDIENCE, *instructions))
+    plural = "" if messages == 1 else "s"
     return (
         f'This is the offline demo model. You said: "{prompt}" '
-        f"Following instructions: {following} I saw 1 conversation message."
+        f"Following instructions: {following} "
+        f"I saw {messages} conversation message{plural}."
     )
 
 
@@ -79,15 +79,21 @@ def chat_answer(prompt: str = CHAT_PROMPT, *instructions: str) -> str:
 # functions: client functions the graph calls, then answers from
 # --------------------------------------------------------------------------
 
+
+def _strict_object(name: str, json_type: str) -> dict[str, Any]:
+    """The JSON schema of an object with one required field and nothing else."""
+    return {
+        "type": "object",
+        "properties": {name: {"type": json_type}},
+        "required": [name],
+        "additionalProperties": False,
+    }
+
+
 TIME_PROMPT = "What time is it in Tokyo?"
 TIME_FUNCTION = "get_current_time"
 TIME_DESCRIPTION = "Return the current time in an IANA time zone."
-TIME_PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {"timezone": {"type": "string"}},
-    "required": ["timezone"],
-    "additionalProperties": False,
-}
+TIME_PARAMETERS = _strict_object("timezone", "string")
 TIME_ARGS = {"timezone": "Asia/Tokyo"}
 TIME_RESULT = "09:00"
 # The offline model numbers its call IDs by the messages it saw: the graph's
@@ -97,12 +103,7 @@ TIME_CALL_ID = "call_get_current_time_2"
 DICE_PROMPT = "Roll two dice"
 DICE_FUNCTION = "roll_dice"
 DICE_DESCRIPTION = "Roll some six-sided dice."
-DICE_PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {"count": {"type": "integer"}},
-    "required": ["count"],
-    "additionalProperties": False,
-}
+DICE_PARAMETERS = _strict_object("count", "integer")
 DICE_ARGS = {"count": 2}
 DICE_RESULT = "[3, 5]"
 DICE_CALL_ID = "call_roll_dice_2"
@@ -137,13 +138,22 @@ DICE_CHAT_TOOL = chat_tool(DICE_FUNCTION, DICE_DESCRIPTION, DICE_PARAMETERS)
 
 
 def function_answer(prompt: str, name: str, args: dict, returned: str) -> str:
-    """The `functions` graph's answer after one call ran and returned."""
-    shown = ", ".join(f"{key}={json.dumps(value)}" for key, value in args.items())
+    """The `functions` graph's answer after one call ran and returned.
+
+    ``returned`` is the result as the graph shows it: the text the client
+    sent, or :func:`shown` of a JSON object.
+    """
+    arguments = ", ".join(f"{key}={json.dumps(value)}" for key, value in args.items())
     return (
         f'To answer "{prompt}", I asked your client to run this function:\n\n'
-        f"- `{name}({shown})` returned {returned}\n\n"
+        f"- `{name}({arguments})` returned {returned}\n\n"
         "(The offline demo model answers from the results as they came back.)"
     )
+
+
+def shown(result: dict[str, Any]) -> str:
+    """How the `functions` graph shows a function result that is a JSON object."""
+    return ", ".join(f"{key}: {json.dumps(value)}" for key, value in result.items())
 
 
 TIME_ANSWER = function_answer(TIME_PROMPT, TIME_FUNCTION, TIME_ARGS, TIME_RESULT)
@@ -155,20 +165,37 @@ DICE_ANSWER = function_answer(DICE_PROMPT, DICE_FUNCTION, DICE_ARGS, DICE_RESULT
 
 INTERRUPT_FUNCTION = "lgos_interrupt"
 REFUND_PROMPT = "Refund order 42, it arrived broken."
-REFUND_INTERRUPT = {
-    "question": f"Approve this refund request?\n\n> {REFUND_PROMPT}",
-    "choices": ["approve", "reject"],
-    "allow_other": True,
-    "reviewer": "manager",
-}
-APPROVED = (
-    f"**Approved.** The refund request “{REFUND_PROMPT}” was approved by the "
-    "manager. The refund is on its way."
-)
-REJECTED = (
-    f"**Rejected.** The refund request “{REFUND_PROMPT}” was rejected by the "
-    "manager. No refund is issued; the customer is told why."
-)
+
+
+def refund_interrupt(prompt: str) -> dict[str, Any]:
+    """The `approval` graph's interrupt payload (the call's arguments) for ``prompt``."""
+    return {
+        "question": f"Approve this refund request?\n\n> {prompt}",
+        "choices": ["approve", "reject"],
+        "allow_other": True,
+        "reviewer": "manager",
+    }
+
+
+def approved(prompt: str) -> str:
+    """The `approval` graph's answer once the refund ``prompt`` is approved."""
+    return (
+        f"**Approved.** The refund request “{prompt}” was approved by the "
+        "manager. The refund is on its way."
+    )
+
+
+def rejected(prompt: str) -> str:
+    """The `approval` graph's answer once the refund ``prompt`` is rejected."""
+    return (
+        f"**Rejected.** The refund request “{prompt}” was rejected by the "
+        "manager. No refund is issued; the customer is told why."
+    )
+
+
+REFUND_INTERRUPT = refund_interrupt(REFUND_PROMPT)
+APPROVED = approved(REFUND_PROMPT)
+REJECTED = rejected(REFUND_PROMPT)
 CHAT_INTERRUPTS_REFUSED = (
     "The model 'approval' pauses for human input, which only the Responses API "
     "(/v1/responses) supports."
@@ -181,26 +208,49 @@ CHAT_INTERRUPTS_REFUSED = (
 WRITER_PROMPT = "What is LangGraph?"
 # No pause between the steps (the graph's `pace` setting; 0.5 s by default).
 WRITER_SETTINGS = {"lgos_settings": '{"pace":0}'}
-_WRITER_HEADINGS = ("LangGraph: the basics", "How it works", "Why it matters")
-WRITER_COMMENTARY = [
-    "Outlining the answer in 3 sections",
-    *(
-        f"Drafting section {number} of 3: {heading}"
-        for number, heading in enumerate(_WRITER_HEADINGS, start=1)
-    ),
-    "Polishing the final answer",
-]
-WRITER_ANSWER = (
-    f'Here is my answer to "{WRITER_PROMPT}", outlined, drafted in 3 sections '
-    "and polished in separate steps (the offline demo model scripts the prose)."
-    "\n\n"
-    + "\n\n".join(
-        f'### {heading}\n\nThis is the "{heading}" section. The offline model '
-        "drafted it in a step of its own, where a real model would write two or "
-        "three sentences."
-        for heading in _WRITER_HEADINGS
+
+
+def _writer_headings(prompt: str) -> list[str]:
+    # The offline outline's first heading names the topic: the prompt without
+    # a leading "What is" and its final question mark.
+    topic = prompt.removeprefix("What is ").rstrip("?")
+    return [f"{topic}: the basics", "How it works", "Why it matters"]
+
+
+def writer_commentary(prompt: str) -> list[str]:
+    """The `writer` graph's commentary messages, in order, for ``prompt``."""
+    headings = _writer_headings(prompt)
+    return [
+        "Outlining the answer in 3 sections",
+        *(
+            f"Drafting section {number} of 3: {heading}"
+            for number, heading in enumerate(headings, start=1)
+        ),
+        "Polishing the final answer",
+    ]
+
+
+def writer_answer_start(prompt: str) -> str:
+    """The first words of the `writer` graph's final answer to ``prompt``."""
+    return f'Here is my answer to "{prompt}", outlined, drafted in 3 sections'
+
+
+def writer_answer(prompt: str) -> str:
+    """The `writer` graph's final answer to ``prompt``."""
+    return (
+        f"{writer_answer_start(prompt)} and polished in separate steps (the "
+        "offline demo model scripts the prose).\n\n"
+        + "\n\n".join(
+            f'### {heading}\n\nThis is the "{heading}" section. The offline model '
+            "drafted it in a step of its own, where a real model would write two "
+            "or three sentences."
+            for heading in _writer_headings(prompt)
+        )
     )
-)
+
+
+WRITER_COMMENTARY = writer_commentary(WRITER_PROMPT)
+WRITER_ANSWER = writer_answer(WRITER_PROMPT)
 WRITER_GLUED = "".join(WRITER_COMMENTARY) + WRITER_ANSWER
 """What a client shows when it concatenates every message's text."""
 
@@ -216,6 +266,7 @@ CITATIONS_ANSWER = (
     "of input items into a model response whose output is a list of items, such "
     "as assistant messages and function calls [2]."
 )
+# The citations graph reports its search as commentary while it streams.
 CITATIONS_COMMENTARY = [
     "Searching 7 bundled passages",
     "Found 2 passages: OpenAI Chat Completions; OpenAI Responses API",
@@ -233,6 +284,19 @@ CITATIONS = [
     ),
 ]
 """(cited text, title, url) per annotation, in order."""
+
+URL_CITATIONS = [
+    {
+        "type": "url_citation",
+        "url": url,
+        "title": title,
+        "start_index": CITATIONS_ANSWER.index(text),
+        # Inclusive, as LGOS writes it (OpenAI's: the last cited character).
+        "end_index": CITATIONS_ANSWER.index(text) + len(text) - 1,
+    }
+    for text, title, url in CITATIONS
+]
+"""The Responses (flat) url_citation annotations of :data:`CITATIONS`."""
 
 
 def cited(text: str, annotations: list[Any]) -> list[tuple[str, str, str]]:
@@ -259,117 +323,37 @@ def cited(text: str, annotations: list[Any]) -> list[tuple[str, str, str]]:
 RESEARCH_PROMPT = "Compare how LangGraph and the OpenAI Agents SDK pause for approval."
 RESEARCH_TOOLS = [{"type": "web_search"}]
 RESEARCH_SETTINGS = {"lgos_settings": '{"review_plan":false}'}
-RESEARCH_REPORT_START = (
-    "This is the offline demo model's research report, written only from the "
-    "search results."
-)
+# How the report opens (the JS test checks the lead, the Python test the sentence).
+RESEARCH_REPORT_LEAD = "This is the offline demo model's research report"
+RESEARCH_REPORT_START = f"{RESEARCH_REPORT_LEAD}, written only from the search results."
 
 # --------------------------------------------------------------------------
-# Guards: loopback only, and a record of what went on the wire
+# What the JavaScript cells send (tests/clients/js/*.mjs)
 # --------------------------------------------------------------------------
 
-_guard = {"active": False}
-_blocked: list[str] = []
+JS_WRITER_PROMPT = "Write about LangGraph"
+JS_REFUND_PROMPT = "Refund order 42"
+JS_REJECTED_PROMPT = "Refund order 43"
+SHORTER_PROMPT = "Shorter, please"
+"""The next turn after the writer's answer (with ``use_history``)."""
+AND_LGOS_PROMPT = "And LGOS?"
+"""The next turn after the chat answer (with ``use_history``)."""
+JS_TIME_RESULT = {"timezone": "Asia/Tokyo", "time": "2026-01-02T03:04:05+09:00"}
+"""What the cells' own ``get_current_time`` returns."""
 
-
-def _is_loopback(host: Any) -> bool:
-    if host is None:
-        return True
-    if isinstance(host, bytes):
-        host = host.decode()
-    if not isinstance(host, str):
-        return False
-    if host in ("localhost", "localhost.", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if not _guard["active"]:
-        return
-    if event == "socket.getaddrinfo":
-        host, port = args[0], args[1]
-    elif event == "socket.connect":
-        address = args[1]
-        if not isinstance(address, tuple):  # a Unix socket path
-            return
-        host, port = address[0], address[1]
-    else:
-        return
-    if _is_loopback(host):
-        return
-    _blocked.append(f"{event} {host!r}:{port}")
-    raise ConnectionRefusedError(f"client matrix: {host!r} is not loopback")
-
-
-sys.addaudithook(_audit)
-
-
-@pytest.fixture(name="offline_only")
-def offline_only_fixture() -> Iterator[None]:
-    """Block and fail any lookup or connection beyond loopback during a test."""
-    _blocked.clear()
-    _guard["active"] = True
-    try:
-        yield
-    finally:
-        _guard["active"] = False
-    assert not _blocked, f"a client tried to leave the machine: {_blocked}"
-
-
-@dataclass
-class Sent:
-    """One request a client sent."""
-
-    method: str
-    path: str
-    body: Any
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Wire:
-    """Every request of a test, oldest first."""
-
-    sent: list[Sent] = field(default_factory=list)
-
-    def bodies(self, path: str) -> list[dict[str, Any]]:
-        """The JSON bodies of the POSTs whose path ends with ``path``."""
-        return [
-            s.body for s in self.sent if s.method == "POST" and s.path.endswith(path)
-        ]
-
-    def record(self, request: Any) -> None:
-        content = request.content
-        try:
-            body = json.loads(content) if content else None
-        except ValueError:
-            body = content
-        self.sent.append(
-            Sent(request.method, request.url.path, body, dict(request.headers))
-        )
-
-
-@pytest.fixture(name="wire")
-def wire_fixture(monkeypatch: pytest.MonkeyPatch) -> Wire:
-    """Record every request sent through httpx or httpx2 during a test."""
-    import httpx2  # the OpenAI SDK's HTTP stack
-
-    recorded = Wire()
-    for module in (httpx, httpx2):
-        sync_send, async_send = module.Client.send, module.AsyncClient.send
-
-        def send(self, request, *a, _send=sync_send, **kw):  # type: ignore[no-untyped-def]
-            recorded.record(request)
-            return _send(self, request, *a, **kw)
-
-        async def asend(self, request, *a, _send=async_send, **kw):  # type: ignore[no-untyped-def]
-            recorded.record(request)
-            return await _send(self, request, *a, **kw)
-
-        monkeypatch.setattr(module.Client, "send", send)
-        monkeypatch.setattr(module.AsyncClient, "send", asend)
-    return recorded
+JS_INPUTS = {
+    "prompts": {
+        "chat": CHAT_PROMPT,
+        "and_lgos": AND_LGOS_PROMPT,
+        "writer": JS_WRITER_PROMPT,
+        "shorter": SHORTER_PROMPT,
+        "time": TIME_PROMPT,
+        "dice": DICE_PROMPT,
+        "refund": JS_REFUND_PROMPT,
+        "refund_rejected": JS_REJECTED_PROMPT,
+        "citations": CITATIONS_PROMPT,
+        "research": RESEARCH_PROMPT,
+    },
+    "time_result": JS_TIME_RESULT,
+}
+"""The cells' inputs (``PROMPTS`` and ``TIME_RESULT`` in ``harness.mjs``)."""

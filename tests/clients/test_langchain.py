@@ -19,6 +19,7 @@ Chat Completions (``False``). How LangChain surfaces LGOS's features:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
 from operator import add
 from typing import Any
@@ -28,41 +29,8 @@ import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
-from tests.clients.matrix import (
-    API_KEY,
-    APPROVED,
-    CHAT_COMPLETION_ID,
-    CHAT_INTERRUPTS_REFUSED,
-    CHAT_PROMPT,
-    CITATIONS,
-    CITATIONS_ANSWER,
-    CITATIONS_COMMENTARY,
-    CITATIONS_PROMPT,
-    INTERRUPT_CALL_ID,
-    INTERRUPT_FUNCTION,
-    INTERRUPT_RESPONSE_ID,
-    MESSAGE_ID,
-    REFUND_INTERRUPT,
-    REFUND_PROMPT,
-    REJECTED,
-    RESPONSE_ID,
-    TIME_ANSWER,
-    TIME_ARGS,
-    TIME_CALL_ID,
-    TIME_FUNCTION,
-    TIME_PROMPT,
-    TIME_RESULT,
-    WRITER_ANSWER,
-    WRITER_COMMENTARY,
-    WRITER_GLUED,
-    WRITER_PROMPT,
-    WRITER_SETTINGS,
-    Wire,
-    chat_answer,
-    cited,
-    offline_only_fixture,  # noqa: F401 - fixture
-    wire_fixture,  # noqa: F401 - fixture
-)
+import tests.clients.matrix as m
+from tests.clients.guards import Wire
 
 pytestmark = pytest.mark.usefixtures("offline_only")
 
@@ -71,25 +39,30 @@ APIS = pytest.mark.parametrize(
 )
 
 
+NewChatOpenAI = Callable[..., ChatOpenAI]
+"""``chat_openai(graph, responses, **options)``: a ``ChatOpenAI`` on a demo graph."""
+
+
 @pytest.fixture
-def url(demo_api_url: str) -> str:
-    return demo_api_url
+def chat_openai(demo_api_url: str) -> NewChatOpenAI:
+    """``ChatOpenAI`` on a graph, over Responses (``responses=True``) or Chat."""
 
+    def build(graph: str, responses: bool, **options: Any) -> ChatOpenAI:
+        return ChatOpenAI(
+            model=graph,
+            base_url=demo_api_url,
+            api_key=m.API_KEY,  # type: ignore[arg-type]
+            use_responses_api=responses,
+            max_retries=0,
+            **options,
+        )
 
-def chat_openai(url: str, graph: str, responses: bool, **options: Any) -> ChatOpenAI:
-    return ChatOpenAI(
-        model=graph,
-        base_url=url,
-        api_key=API_KEY,  # type: ignore[arg-type]
-        use_responses_api=responses,
-        max_retries=0,
-        **options,
-    )
+    return build
 
 
 def get_current_time(timezone: str) -> str:
     """Return the current time in an IANA time zone."""
-    return TIME_RESULT
+    return m.TIME_RESULT
 
 
 def streamed(model: Any, messages: Any) -> tuple[list[AIMessageChunk], AIMessageChunk]:
@@ -115,141 +88,149 @@ def final_answer(message: AIMessage) -> str:
 
 
 @APIS
-def test_invoke(url: str, responses: bool) -> None:
-    answer = chat_openai(url, "chat", responses).invoke(
-        [("system", "Be brief."), ("user", CHAT_PROMPT)]
+def test_invoke(chat_openai: NewChatOpenAI, responses: bool) -> None:
+    answer = chat_openai("chat", responses).invoke(
+        [("system", "Be brief."), ("user", m.CHAT_PROMPT)]
     )
-    assert answer.text == chat_answer(CHAT_PROMPT, "Be brief.")
+    assert answer.text == m.chat_answer(m.CHAT_PROMPT, "Be brief.")
     if responses:
-        assert RESPONSE_ID.fullmatch(answer.response_metadata["id"])
+        assert m.RESPONSE_ID.fullmatch(answer.response_metadata["id"])
         [block] = text_blocks(answer)
         assert block["phase"] == "final_answer"
-        assert MESSAGE_ID.fullmatch(block["id"])
+        assert m.MESSAGE_ID.fullmatch(block["id"])
     else:
-        assert CHAT_COMPLETION_ID.fullmatch(answer.response_metadata["id"])
+        assert m.CHAT_COMPLETION_ID.fullmatch(answer.response_metadata["id"])
         assert answer.response_metadata["finish_reason"] == "stop"
 
 
 @APIS
-def test_stream(url: str, responses: bool) -> None:
-    chunks, whole = streamed(chat_openai(url, "chat", responses), CHAT_PROMPT)
+def test_stream(chat_openai: NewChatOpenAI, responses: bool) -> None:
+    chunks, whole = streamed(chat_openai("chat", responses), m.CHAT_PROMPT)
     assert len([chunk for chunk in chunks if chunk.text]) > 1
-    assert "".join(chunk.text for chunk in chunks) == whole.text == chat_answer()
+    assert "".join(chunk.text for chunk in chunks) == whole.text == m.chat_answer()
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
 @APIS
-def test_bind_tools_round_trip(url: str, responses: bool, stream: bool) -> None:
-    model = chat_openai(url, "functions", responses).bind_tools([get_current_time])
-    question = HumanMessage(TIME_PROMPT)
+def test_bind_tools_round_trip(
+    chat_openai: NewChatOpenAI, responses: bool, stream: bool
+) -> None:
+    model = chat_openai("functions", responses).bind_tools([get_current_time])
+    question = HumanMessage(m.TIME_PROMPT)
     first = streamed(model, [question])[1] if stream else model.invoke([question])
     assert isinstance(first, AIMessage)
     assert first.tool_calls == [
         {
-            "name": TIME_FUNCTION,
-            "args": TIME_ARGS,
-            "id": TIME_CALL_ID,
+            "name": m.TIME_FUNCTION,
+            "args": m.TIME_ARGS,
+            "id": m.TIME_CALL_ID,
             "type": "tool_call",
         }
     ]
-    result = ToolMessage(get_current_time(**TIME_ARGS), tool_call_id=TIME_CALL_ID)
+    result = ToolMessage(get_current_time(**m.TIME_ARGS), tool_call_id=m.TIME_CALL_ID)
     history = [question, first, result]
     second = streamed(model, history)[1] if stream else model.invoke(history)
-    assert second.text == TIME_ANSWER
+    assert second.text == m.TIME_ANSWER
 
 
-def test_citations_responses(url: str) -> None:
-    model = chat_openai(url, "citations", True)
-    answer = model.invoke(CITATIONS_PROMPT)
+def test_citations_responses(chat_openai: NewChatOpenAI) -> None:
+    model = chat_openai("citations", True)
+    answer = model.invoke(m.CITATIONS_PROMPT)
     [block] = text_blocks(answer)
-    assert (block["phase"], block["text"]) == ("final_answer", CITATIONS_ANSWER)
-    assert cited(block["text"], block["annotations"]) == CITATIONS
+    assert (block["phase"], block["text"]) == ("final_answer", m.CITATIONS_ANSWER)
+    assert m.cited(block["text"], block["annotations"]) == m.CITATIONS
 
     # Streamed, the commentary blocks come first; the citations stay on the
     # final answer's block.
-    _, whole = streamed(model, CITATIONS_PROMPT)
+    _, whole = streamed(model, m.CITATIONS_PROMPT)
     blocks = text_blocks(whole)
     assert [(b["phase"], b["text"]) for b in blocks] == [
-        *(("commentary", text) for text in CITATIONS_COMMENTARY),
-        ("final_answer", CITATIONS_ANSWER),
+        *(("commentary", text) for text in m.CITATIONS_COMMENTARY),
+        ("final_answer", m.CITATIONS_ANSWER),
     ]
-    assert cited(blocks[-1]["text"], blocks[-1]["annotations"]) == CITATIONS
+    assert m.cited(blocks[-1]["text"], blocks[-1]["annotations"]) == m.CITATIONS
 
 
-def test_citations_chat_completions_are_dropped(url: str, wire: Wire) -> None:
+def test_citations_chat_completions_are_dropped(
+    chat_openai: NewChatOpenAI, wire: Wire
+) -> None:
     """LGOS sends ``message.annotations``; ``ChatOpenAI`` does not keep them."""
-    model = chat_openai(url, "citations", False)
-    answer = model.invoke(CITATIONS_PROMPT)
-    _, whole = streamed(model, CITATIONS_PROMPT)
+    model = chat_openai("citations", False)
+    answer = model.invoke(m.CITATIONS_PROMPT)
+    _, whole = streamed(model, m.CITATIONS_PROMPT)
     for message in (answer, whole):
-        assert message.content == CITATIONS_ANSWER
+        assert message.content == m.CITATIONS_ANSWER
         assert "annotations" not in message.additional_kwargs
         assert "annotations" not in message.response_metadata
     assert len(wire.bodies("/chat/completions")) == 2
 
 
-def test_commentary(url: str, wire: Wire) -> None:
-    model = chat_openai(url, "writer", True, extra_body={"metadata": WRITER_SETTINGS})
-    chunks, whole = streamed(model, WRITER_PROMPT)
+def test_commentary(chat_openai: NewChatOpenAI, wire: Wire) -> None:
+    model = chat_openai("writer", True, extra_body={"metadata": m.WRITER_SETTINGS})
+    chunks, whole = streamed(model, m.WRITER_PROMPT)
     assert [(b["phase"], b["text"]) for b in text_blocks(whole)] == [
-        *(("commentary", text) for text in WRITER_COMMENTARY),
-        ("final_answer", WRITER_ANSWER),
+        *(("commentary", text) for text in m.WRITER_COMMENTARY),
+        ("final_answer", m.WRITER_ANSWER),
     ]
     # AIMessage.text (and so every chunk's text) joins commentary and answer.
-    assert whole.text == "".join(c.text for c in chunks) == WRITER_GLUED
-    assert final_answer(whole) == WRITER_ANSWER
+    assert whole.text == "".join(c.text for c in chunks) == m.WRITER_GLUED
+    assert final_answer(whole) == m.WRITER_ANSWER
 
     # Not streamed, the Response holds the final answer only.
-    assert model.invoke(WRITER_PROMPT).text == WRITER_ANSWER
+    assert model.invoke(m.WRITER_PROMPT).text == m.WRITER_ANSWER
     assert {
         body["metadata"]["lgos_settings"] for body in wire.bodies("/responses")
-    } == {WRITER_SETTINGS["lgos_settings"]}
+    } == {m.WRITER_SETTINGS["lgos_settings"]}
 
     # The next turn replays the commentary blocks, phase and all.
-    follow_up = chat_openai(url, "chat", True).invoke(
-        [HumanMessage(WRITER_PROMPT), whole, HumanMessage(CHAT_PROMPT)]
+    follow_up = chat_openai("chat", True).invoke(
+        [HumanMessage(m.WRITER_PROMPT), whole, HumanMessage(m.CHAT_PROMPT)]
     )
-    assert follow_up.text == chat_answer()
+    assert follow_up.text == m.chat_answer()
     replayed = wire.bodies("/responses")[-1]["input"]
     assert [item.get("phase") for item in replayed] == [
         None,
-        *(len(WRITER_COMMENTARY) * ["commentary"]),
+        *(len(m.WRITER_COMMENTARY) * ["commentary"]),
         "final_answer",
         None,
     ]
 
 
-def test_commentary_is_not_sent_over_chat_completions(url: str) -> None:
-    _, whole = streamed(chat_openai(url, "writer", False), WRITER_PROMPT)
-    assert whole.content == WRITER_ANSWER
+def test_commentary_is_not_sent_over_chat_completions(
+    chat_openai: NewChatOpenAI,
+) -> None:
+    _, whole = streamed(chat_openai("writer", False), m.WRITER_PROMPT)
+    assert whole.content == m.WRITER_ANSWER
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
 def test_interrupt_resumed_with_use_previous_response_id(
-    url: str, stream: bool
+    chat_openai: NewChatOpenAI, stream: bool
 ) -> None:
-    model = chat_openai(url, "approval", True, use_previous_response_id=True)
-    request = HumanMessage(REFUND_PROMPT)
+    model = chat_openai("approval", True, use_previous_response_id=True)
+    request = HumanMessage(m.REFUND_PROMPT)
     paused = model.invoke([request])
-    assert INTERRUPT_RESPONSE_ID.fullmatch(paused.response_metadata["id"])
+    assert m.RUN_RESPONSE_ID.fullmatch(paused.response_metadata["id"])
     [call] = paused.tool_calls
-    assert (call["name"], call["args"]) == (INTERRUPT_FUNCTION, REFUND_INTERRUPT)
-    assert INTERRUPT_CALL_ID.fullmatch(call["id"] or "")
+    assert (call["name"], call["args"]) == (m.INTERRUPT_FUNCTION, m.REFUND_INTERRUPT)
+    assert m.INTERRUPT_CALL_ID.fullmatch(call["id"] or "")
 
     history = [request, paused, ToolMessage("approve", tool_call_id=call["id"])]
     done = streamed(model, history)[1] if stream else model.invoke(history)
-    assert done.text == APPROVED
+    assert done.text == m.APPROVED
 
 
-def test_interrupt_resumed_with_previous_response_id(url: str, wire: Wire) -> None:
-    model = chat_openai(url, "approval", True)
-    paused = model.invoke(REFUND_PROMPT)
+def test_interrupt_resumed_with_previous_response_id(
+    chat_openai: NewChatOpenAI, wire: Wire
+) -> None:
+    model = chat_openai("approval", True)
+    paused = model.invoke(m.REFUND_PROMPT)
     [call] = paused.tool_calls
     done = model.invoke(
         [ToolMessage("reject", tool_call_id=call["id"])],
         previous_response_id=paused.response_metadata["id"],
     )
-    assert done.text == REJECTED
+    assert done.text == m.REJECTED
     resume = wire.bodies("/responses")[-1]
     assert resume == {
         "model": "approval",
@@ -261,46 +242,48 @@ def test_interrupt_resumed_with_previous_response_id(url: str, wire: Wire) -> No
     }
 
 
-def test_use_previous_response_id_is_for_interrupts_only(url: str) -> None:
+def test_use_previous_response_id_is_for_interrupts_only(
+    chat_openai: NewChatOpenAI,
+) -> None:
     """LGOS keeps no conversation: ``previous_response_id`` only resumes a pause.
 
     With ``use_previous_response_id=True`` on any other graph, ChatOpenAI
     chains the next turn (here a function result) to a Response LGOS never
     stored, and LGOS refuses it as documented.
     """
-    model = chat_openai(url, "functions", True, use_previous_response_id=True)
+    model = chat_openai("functions", True, use_previous_response_id=True)
     bound = model.bind_tools([get_current_time])
-    question = HumanMessage(TIME_PROMPT)
+    question = HumanMessage(m.TIME_PROMPT)
     first = bound.invoke([question])
-    result = ToolMessage(TIME_RESULT, tool_call_id=TIME_CALL_ID)
+    result = ToolMessage(m.TIME_RESULT, tool_call_id=m.TIME_CALL_ID)
     with pytest.raises(openai.BadRequestError) as refused:
         bound.invoke([question, first, result])
     assert (refused.value.param, refused.value.body["message"]) == (  # type: ignore[index]
         "previous_response_id",
-        "previous_response_id is not a paused LGOS Response ID.",
+        m.NOT_A_PAUSED_RESPONSE,
     )
 
 
-def test_interrupt_is_refused_over_chat_completions(url: str) -> None:
+def test_interrupt_is_refused_over_chat_completions(chat_openai: NewChatOpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as refused:
-        chat_openai(url, "approval", False).invoke(REFUND_PROMPT)
+        chat_openai("approval", False).invoke(m.REFUND_PROMPT)
     assert (refused.value.status_code, refused.value.param) == (400, "model")
-    assert refused.value.body["message"] == CHAT_INTERRUPTS_REFUSED  # type: ignore[index]
+    assert refused.value.body["message"] == m.CHAT_INTERRUPTS_REFUSED  # type: ignore[index]
 
 
 @APIS
-def test_unknown_model(url: str, responses: bool) -> None:
+def test_unknown_model(chat_openai: NewChatOpenAI, responses: bool) -> None:
     with pytest.raises(openai.NotFoundError) as missing:
-        chat_openai(url, "missing", responses).invoke(CHAT_PROMPT)
+        chat_openai("missing", responses).invoke(m.CHAT_PROMPT)
     assert (missing.value.code, missing.value.param) == ("model_not_found", "model")
 
 
-def test_wire_fields(url: str, wire: Wire) -> None:
+def test_wire_fields(chat_openai: NewChatOpenAI, wire: Wire) -> None:
     """Every field ChatOpenAI sends, on both APIs, invoked and streamed."""
     for responses in (True, False):
-        model = chat_openai(url, "functions", responses).bind_tools([get_current_time])
-        model.invoke(TIME_PROMPT)
-        streamed(model, TIME_PROMPT)
+        model = chat_openai("functions", responses).bind_tools([get_current_time])
+        model.invoke(m.TIME_PROMPT)
+        streamed(model, m.TIME_PROMPT)
     assert [sorted(body) for body in wire.bodies("/responses")] == 2 * [
         ["input", "model", "stream", "tools"]
     ]
@@ -310,8 +293,8 @@ def test_wire_fields(url: str, wire: Wire) -> None:
     assert [b["stream"] for b in wire.bodies("/responses")] == [False, True]
     assert [b["stream"] for b in wire.bodies("/chat/completions")] == [False, True]
     assert wire.bodies("/responses")[0]["input"] == [
-        {"content": TIME_PROMPT, "role": "user", "type": "message"}
+        {"content": m.TIME_PROMPT, "role": "user", "type": "message"}
     ]
     assert wire.bodies("/chat/completions")[0]["messages"] == [
-        {"content": TIME_PROMPT, "role": "user"}
+        {"content": m.TIME_PROMPT, "role": "user"}
     ]

@@ -27,47 +27,8 @@ import litellm
 import openai
 import pytest
 
-from tests.clients.matrix import (
-    API_KEY,
-    APPROVED,
-    CHAT_COMPLETION_ID,
-    CHAT_INTERRUPTS_REFUSED,
-    CHAT_PROMPT,
-    CITATIONS,
-    CITATIONS_ANSWER,
-    CITATIONS_COMMENTARY,
-    CITATIONS_PROMPT,
-    DICE_ANSWER,
-    DICE_ARGS,
-    DICE_CALL_ID,
-    DICE_CHAT_TOOL,
-    DICE_FUNCTION,
-    DICE_PROMPT,
-    DICE_RESULT,
-    INTERRUPT_CALL_ID,
-    INTERRUPT_FUNCTION,
-    INTERRUPT_RESPONSE_ID,
-    REFUND_INTERRUPT,
-    REFUND_PROMPT,
-    RESPONSE_ID,
-    TIME_ANSWER,
-    TIME_ARGS,
-    TIME_CALL_ID,
-    TIME_FUNCTION,
-    TIME_PROMPT,
-    TIME_RESULT,
-    TIME_TOOL,
-    WRITER_ANSWER,
-    WRITER_COMMENTARY,
-    WRITER_GLUED,
-    WRITER_PROMPT,
-    WRITER_SETTINGS,
-    Wire,
-    chat_answer,
-    cited,
-    offline_only_fixture,  # noqa: F401 - fixture
-    wire_fixture,  # noqa: F401 - fixture
-)
+import tests.clients.matrix as m
+from tests.clients.guards import Wire
 
 pytestmark = [
     pytest.mark.usefixtures("offline_only"),
@@ -84,7 +45,7 @@ NATIVE = ("openai/writer", "openai/citations")
 
 @pytest.fixture
 def kw(demo_api_url: str) -> dict[str, str]:
-    return {"api_base": demo_api_url, "api_key": API_KEY}
+    return {"api_base": demo_api_url, "api_key": m.API_KEY}
 
 
 @pytest.fixture(scope="module")
@@ -121,13 +82,13 @@ def text_of(item: Any) -> str:
 
 
 def test_responses_text(kw: dict[str, str], wire: Wire) -> None:
-    response = litellm.responses(model="openai/chat", input=CHAT_PROMPT, **kw)
-    assert response.output_text == chat_answer()
+    response = litellm.responses(model="openai/chat", input=m.CHAT_PROMPT, **kw)
+    assert response.output_text == m.chat_answer()
     assert [item.phase for item in response.output] == ["final_answer"]
     # LiteLLM wraps LGOS's ID in its own.
     assert response.id != lgos_id(response.id)
-    assert RESPONSE_ID.fullmatch(lgos_id(response.id))
-    assert wire.bodies("/responses") == [{"model": "chat", "input": CHAT_PROMPT}]
+    assert m.RESPONSE_ID.fullmatch(lgos_id(response.id))
+    assert wire.bodies("/responses") == [{"model": "chat", "input": m.CHAT_PROMPT}]
 
 
 def test_completion_text(kw: dict[str, str]) -> None:
@@ -135,13 +96,13 @@ def test_completion_text(kw: dict[str, str]) -> None:
         model="openai/chat",
         messages=[
             {"role": "system", "content": "Be brief."},
-            {"role": "user", "content": CHAT_PROMPT},
+            {"role": "user", "content": m.CHAT_PROMPT},
         ],
         **kw,
     )
-    assert CHAT_COMPLETION_ID.fullmatch(completion.id)
-    assert completion.choices[0].message.content == chat_answer(
-        CHAT_PROMPT, "Be brief."
+    assert m.CHAT_COMPLETION_ID.fullmatch(completion.id)
+    assert completion.choices[0].message.content == m.chat_answer(
+        m.CHAT_PROMPT, "Be brief."
     )
     assert completion.choices[0].finish_reason == "stop"
 
@@ -150,14 +111,14 @@ def test_responses_stream_is_faked_for_unregistered_graphs(
     kw: dict[str, str], wire: Wire
 ) -> None:
     events = list(
-        litellm.responses(model="openai/chat", input=CHAT_PROMPT, stream=True, **kw)
+        litellm.responses(model="openai/chat", input=m.CHAT_PROMPT, stream=True, **kw)
     )
     deltas = [e.delta for e in events if e.type == "response.output_text.delta"]
-    assert "".join(deltas) == chat_answer()
+    assert "".join(deltas) == m.chat_answer()
     assert {len(delta) for delta in deltas[:-1]} == {5}  # LiteLLM's own chunks
     assert events[-1].type == "response.completed"
     # LiteLLM asked for the whole Response, not a stream.
-    assert wire.bodies("/responses") == [{"model": "chat", "input": CHAT_PROMPT}]
+    assert wire.bodies("/responses") == [{"model": "chat", "input": m.CHAT_PROMPT}]
 
 
 @pytest.mark.usefixtures("native_streaming")
@@ -166,11 +127,11 @@ def test_responses_stream_native_when_registered(
 ) -> None:
     events = list(
         litellm.responses(
-            model="openai/citations", input=CITATIONS_PROMPT, stream=True, **kw
+            model="openai/citations", input=m.CITATIONS_PROMPT, stream=True, **kw
         )
     )
     assert wire.bodies("/responses") == [
-        {"model": "citations", "input": CITATIONS_PROMPT, "stream": True}
+        {"model": "citations", "input": m.CITATIONS_PROMPT, "stream": True}
     ]
     types = [e.type for e in events]
     assert types[:2] == ["response.created", "response.in_progress"]
@@ -178,8 +139,8 @@ def test_responses_stream_native_when_registered(
     assert [e.sequence_number for e in events] == list(range(len(events)))
     done = [e.item for e in events if e.type == "response.output_item.done"]
     assert [(i.phase, text_of(i)) for i in done] == [
-        *(("commentary", text) for text in CITATIONS_COMMENTARY),
-        ("final_answer", CITATIONS_ANSWER),
+        *(("commentary", text) for text in m.CITATIONS_COMMENTARY),
+        ("final_answer", m.CITATIONS_ANSWER),
     ]
     answer_id = done[-1].id
     deltas = [
@@ -188,56 +149,60 @@ def test_responses_stream_native_when_registered(
         if e.type == "response.output_text.delta" and e.item_id == answer_id
     ]
     assert len(deltas) > 1
-    assert "".join(deltas) == CITATIONS_ANSWER
+    assert "".join(deltas) == m.CITATIONS_ANSWER
     added = [e for e in events if e.type == "response.output_text.annotation.added"]
-    assert cited(CITATIONS_ANSWER, [e.annotation for e in added]) == CITATIONS
+    assert m.cited(m.CITATIONS_ANSWER, [e.annotation for e in added]) == m.CITATIONS
 
 
 def test_completion_stream(kw: dict[str, str], wire: Wire) -> None:
     chunks = list(
         litellm.completion(
             model="openai/chat",
-            messages=[{"role": "user", "content": CHAT_PROMPT}],
+            messages=[{"role": "user", "content": m.CHAT_PROMPT}],
             stream=True,
             **kw,
         )
     )
     pieces = [c.choices[0].delta.content for c in chunks if c.choices[0].delta.content]
     assert len(pieces) > 1
-    assert "".join(pieces) == chat_answer()
+    assert "".join(pieces) == m.chat_answer()
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert wire.bodies("/chat/completions")[0]["stream"] is True
 
 
 def test_responses_function_round_trip(kw: dict[str, str]) -> None:
-    ledger: list[Any] = [{"role": "user", "content": TIME_PROMPT}]
+    ledger: list[Any] = [{"role": "user", "content": m.TIME_PROMPT}]
     first = litellm.responses(
-        model="openai/functions", input=ledger, tools=[TIME_TOOL], **kw
+        model="openai/functions", input=ledger, tools=[m.TIME_TOOL], **kw
     )
     [call] = first.output
     assert (call.type, call.name, call.call_id) == (
         "function_call",
-        TIME_FUNCTION,
-        TIME_CALL_ID,
+        m.TIME_FUNCTION,
+        m.TIME_CALL_ID,
     )
-    assert json.loads(call.arguments) == TIME_ARGS
+    assert json.loads(call.arguments) == m.TIME_ARGS
     ledger += [item.model_dump(exclude_none=True) for item in first.output]
     ledger.append(
-        {"type": "function_call_output", "call_id": call.call_id, "output": TIME_RESULT}
+        {
+            "type": "function_call_output",
+            "call_id": call.call_id,
+            "output": m.TIME_RESULT,
+        }
     )
     second = litellm.responses(
-        model="openai/functions", input=ledger, tools=[TIME_TOOL], **kw
+        model="openai/functions", input=ledger, tools=[m.TIME_TOOL], **kw
     )
-    assert second.output_text == TIME_ANSWER
+    assert second.output_text == m.TIME_ANSWER
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
 def test_completion_function_round_trip(kw: dict[str, str], stream: bool) -> None:
-    messages: list[Any] = [{"role": "user", "content": DICE_PROMPT}]
+    messages: list[Any] = [{"role": "user", "content": m.DICE_PROMPT}]
     first = litellm.completion(
         model="openai/functions",
         messages=messages,
-        tools=[DICE_CHAT_TOOL],
+        tools=[m.DICE_CHAT_TOOL],
         stream=stream,
         **kw,
     )
@@ -247,25 +212,25 @@ def test_completion_function_round_trip(kw: dict[str, str], stream: bool) -> Non
     assert choice.finish_reason == "tool_calls"
     [call] = choice.message.tool_calls
     assert (call.id, call.function.name, json.loads(call.function.arguments)) == (
-        DICE_CALL_ID,
-        DICE_FUNCTION,
-        DICE_ARGS,
+        m.DICE_CALL_ID,
+        m.DICE_FUNCTION,
+        m.DICE_ARGS,
     )
     messages.append(choice.message)  # LiteLLM's documented way
-    messages.append({"role": "tool", "tool_call_id": call.id, "content": DICE_RESULT})
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": m.DICE_RESULT})
     second = litellm.completion(
-        model="openai/functions", messages=messages, tools=[DICE_CHAT_TOOL], **kw
+        model="openai/functions", messages=messages, tools=[m.DICE_CHAT_TOOL], **kw
     )
-    assert second.choices[0].message.content == DICE_ANSWER
+    assert second.choices[0].message.content == m.DICE_ANSWER
 
 
 def test_responses_interrupt_resume(kw: dict[str, str], wire: Wire) -> None:
-    paused = litellm.responses(model="openai/approval", input=REFUND_PROMPT, **kw)
-    assert INTERRUPT_RESPONSE_ID.fullmatch(lgos_id(paused.id))
+    paused = litellm.responses(model="openai/approval", input=m.REFUND_PROMPT, **kw)
+    assert m.RUN_RESPONSE_ID.fullmatch(lgos_id(paused.id))
     [call] = paused.output
-    assert (call.type, call.name) == ("function_call", INTERRUPT_FUNCTION)
-    assert INTERRUPT_CALL_ID.fullmatch(call.call_id)  # not rewritten
-    assert json.loads(call.arguments) == REFUND_INTERRUPT
+    assert (call.type, call.name) == ("function_call", m.INTERRUPT_FUNCTION)
+    assert m.INTERRUPT_CALL_ID.fullmatch(call.call_id)  # not rewritten
+    assert json.loads(call.arguments) == m.REFUND_INTERRUPT
 
     done = litellm.responses(
         model="openai/approval",
@@ -279,7 +244,7 @@ def test_responses_interrupt_resume(kw: dict[str, str], wire: Wire) -> None:
         ],
         **kw,
     )
-    assert done.output_text == APPROVED
+    assert done.output_text == m.APPROVED
     # On the wire, LiteLLM sent LGOS's own Response ID back.
     assert wire.bodies("/responses")[-1] == {
         "model": "approval",
@@ -298,13 +263,13 @@ def test_completion_interrupt_is_refused(kw: dict[str, str]) -> None:
     with pytest.raises(litellm.BadRequestError) as refused:
         litellm.completion(
             model="openai/approval",
-            messages=[{"role": "user", "content": REFUND_PROMPT}],
+            messages=[{"role": "user", "content": m.REFUND_PROMPT}],
             **kw,
         )
     assert isinstance(refused.value, openai.BadRequestError)
     assert refused.value.status_code == 400
     assert refused.value.body == {
-        "message": CHAT_INTERRUPTS_REFUSED,
+        "message": m.CHAT_INTERRUPTS_REFUSED,
         "type": "invalid_request_error",
         "param": "model",
         "code": None,
@@ -312,17 +277,19 @@ def test_completion_interrupt_is_refused(kw: dict[str, str]) -> None:
 
 
 def test_citations(kw: dict[str, str]) -> None:
-    response = litellm.responses(model="openai/citations", input=CITATIONS_PROMPT, **kw)
+    response = litellm.responses(
+        model="openai/citations", input=m.CITATIONS_PROMPT, **kw
+    )
     [message] = response.output
     [part] = message.content
-    assert part.text == CITATIONS_ANSWER
-    assert cited(part.text, part.annotations) == CITATIONS
+    assert part.text == m.CITATIONS_ANSWER
+    assert m.cited(part.text, part.annotations) == m.CITATIONS
 
-    messages = [{"role": "user", "content": CITATIONS_PROMPT}]
+    messages = [{"role": "user", "content": m.CITATIONS_PROMPT}]
     completion = litellm.completion(model="openai/citations", messages=messages, **kw)
     message = completion.choices[0].message
-    assert message.content == CITATIONS_ANSWER
-    assert cited(message.content, message.annotations) == CITATIONS
+    assert message.content == m.CITATIONS_ANSWER
+    assert m.cited(message.content, message.annotations) == m.CITATIONS
 
     chunks = list(
         litellm.completion(
@@ -335,9 +302,9 @@ def test_citations(kw: dict[str, str]) -> None:
         for c in chunks
         if getattr(c.choices[0].delta, "annotations", None)
     ]
-    assert text == CITATIONS_ANSWER
+    assert text == m.CITATIONS_ANSWER
     [final_delta] = annotated  # the LGOS extension: on the final delta
-    assert cited(text, final_delta.annotations) == CITATIONS
+    assert m.cited(text, final_delta.annotations) == m.CITATIONS
 
 
 @pytest.mark.usefixtures("native_streaming")
@@ -345,39 +312,42 @@ def test_commentary(kw: dict[str, str], wire: Wire) -> None:
     # (LiteLLM adds its `hidden_params` to the metadata dict it is given, hence
     # the copies; it does not send them.)
     plain = litellm.responses(
-        model="openai/writer", input=WRITER_PROMPT, metadata=dict(WRITER_SETTINGS), **kw
+        model="openai/writer",
+        input=m.WRITER_PROMPT,
+        metadata=dict(m.WRITER_SETTINGS),
+        **kw,
     )
     assert [item.phase for item in plain.output] == ["final_answer"]
-    assert plain.output_text == WRITER_ANSWER
+    assert plain.output_text == m.WRITER_ANSWER
 
     events = list(
         litellm.responses(
             model="openai/writer",
-            input=WRITER_PROMPT,
-            metadata=dict(WRITER_SETTINGS),
+            input=m.WRITER_PROMPT,
+            metadata=dict(m.WRITER_SETTINGS),
             stream=True,
             **kw,
         )
     )
     done = [e.item for e in events if e.type == "response.output_item.done"]
     assert [(i.phase, text_of(i)) for i in done] == [
-        *(("commentary", text) for text in WRITER_COMMENTARY),
-        ("final_answer", WRITER_ANSWER),
+        *(("commentary", text) for text in m.WRITER_COMMENTARY),
+        ("final_answer", m.WRITER_ANSWER),
     ]
     final = events[-1].response
     # output_text joins every message: select the final answer by phase.
-    assert final.output_text == WRITER_GLUED
+    assert final.output_text == m.WRITER_GLUED
     assert [text_of(i) for i in final.output if i.phase == "final_answer"] == [
-        WRITER_ANSWER
+        m.WRITER_ANSWER
     ]
     assert [body["metadata"] for body in wire.bodies("/responses")] == 2 * [
-        WRITER_SETTINGS
+        m.WRITER_SETTINGS
     ]
 
 
 def test_unknown_model(kw: dict[str, str]) -> None:
     with pytest.raises(litellm.NotFoundError) as responses:
-        litellm.responses(model="openai/missing", input=CHAT_PROMPT, **kw)
+        litellm.responses(model="openai/missing", input=m.CHAT_PROMPT, **kw)
     with pytest.raises(litellm.NotFoundError) as completion:
         litellm.completion(
             model="openai/missing", messages=[{"role": "user", "content": "Hi"}], **kw
@@ -388,33 +358,34 @@ def test_unknown_model(kw: dict[str, str]) -> None:
         # LiteLLM drops the body, and with it `code` and `param`.
         assert (error.body, error.code, error.param) == (None, None, None)
     # The Responses route keeps LGOS's envelope as text in the message ...
-    assert responses.value.message == (
-        'litellm.NotFoundError: OpenAIException - {"error":{"message":"The model '
-        '\'missing\' does not exist.","type":"invalid_request_error",'
-        '"param":"model","code":"model_not_found"}}'
-    )
+    envelope = json.dumps({"error": m.NOT_FOUND}, separators=(",", ":"))
+    prefix = "litellm.NotFoundError: "
+    assert responses.value.message == f"{prefix}OpenAIException - {envelope}"
     # ... Chat Completions keeps only the message.
     assert completion.value.message == (
-        "litellm.NotFoundError: NotFoundError: OpenAIException - The model 'missing' "
-        "does not exist."
+        f"{prefix}NotFoundError: OpenAIException - {m.NOT_FOUND['message']}"
     )
 
 
 def test_wire_fields(kw: dict[str, str], wire: Wire) -> None:
     """Every field LiteLLM sends, both APIs, with and without streaming."""
-    ledger = [{"role": "user", "content": TIME_PROMPT}]
-    litellm.responses(model="openai/functions", input=ledger, tools=[TIME_TOOL], **kw)
+    ledger = [{"role": "user", "content": m.TIME_PROMPT}]
+    litellm.responses(model="openai/functions", input=ledger, tools=[m.TIME_TOOL], **kw)
     list(
         litellm.responses(
-            model="openai/functions", input=ledger, tools=[TIME_TOOL], stream=True, **kw
+            model="openai/functions",
+            input=ledger,
+            tools=[m.TIME_TOOL],
+            stream=True,
+            **kw,
         )
     )
-    messages = [{"role": "user", "content": DICE_PROMPT}]
+    messages = [{"role": "user", "content": m.DICE_PROMPT}]
     for stream in (False, True):
         litellm.completion(
             model="openai/functions",
             messages=messages,
-            tools=[DICE_CHAT_TOOL],
+            tools=[m.DICE_CHAT_TOOL],
             stream=stream,
             **kw,
         )
@@ -425,5 +396,5 @@ def test_wire_fields(kw: dict[str, str], wire: Wire) -> None:
         ["messages", "model", "tools"],
         ["messages", "model", "stream", "tools"],
     ]
-    assert wire.bodies("/responses")[0]["tools"] == [TIME_TOOL]
-    assert wire.bodies("/chat/completions")[0]["tools"] == [DICE_CHAT_TOOL]
+    assert wire.bodies("/responses")[0]["tools"] == [m.TIME_TOOL]
+    assert wire.bodies("/chat/completions")[0]["tools"] == [m.DICE_CHAT_TOOL]

@@ -20,7 +20,7 @@ How the SDK's idioms map onto LGOS:
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any
 
 import openai
@@ -38,80 +38,62 @@ from agents import (
     ToolCallOutputItem,
     function_tool,
 )
-from agents.models.interface import Model
 from openai import AsyncOpenAI
 
-from tests.clients.matrix import (
-    API_KEY,
-    APPROVED,
-    CHAT_INTERRUPTS_REFUSED,
-    CHAT_PROMPT,
-    CITATIONS,
-    CITATIONS_ANSWER,
-    CITATIONS_COMMENTARY,
-    CITATIONS_PROMPT,
-    INTERRUPT_CALL_ID,
-    INTERRUPT_FUNCTION,
-    INTERRUPT_RESPONSE_ID,
-    REFUND_INTERRUPT,
-    REFUND_PROMPT,
-    REJECTED,
-    RESPONSE_ID,
-    TIME_ANSWER,
-    TIME_ARGS,
-    TIME_CALL_ID,
-    TIME_DESCRIPTION,
-    TIME_FUNCTION,
-    TIME_PROMPT,
-    TIME_RESULT,
-    WRITER_ANSWER,
-    WRITER_COMMENTARY,
-    WRITER_GLUED,
-    WRITER_PROMPT,
-    WRITER_SETTINGS,
-    Wire,
-    chat_answer,
-    cited,
-    offline_only_fixture,  # noqa: F401 - fixture
-    wire_fixture,  # noqa: F401 - fixture
-)
+import tests.clients.matrix as m
+from tests.clients.guards import Wire
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("offline_only")]
 
 KINDS = ["responses", "chat"]
+MODELS = {"responses": OpenAIResponsesModel, "chat": OpenAIChatCompletionsModel}
 INSTRUCTIONS = "Answer in one paragraph."
+
+NewAgent = Callable[..., Agent]
+"""``new_agent(kind, graph, **options)``: an agent on a demo graph."""
 
 
 @pytest.fixture
-async def sdk(demo_api_url: str) -> AsyncIterator[AsyncOpenAI]:
-    async with AsyncOpenAI(
-        base_url=demo_api_url, api_key=API_KEY, max_retries=0
-    ) as client:
-        yield client
+def new_agent(async_openai_client: AsyncOpenAI) -> NewAgent:
+    """Agents on the SDK's ``kind`` model (a key of ``MODELS``) of a demo graph."""
+
+    def build(kind: str, graph: str, **options: Any) -> Agent:
+        model = MODELS[kind](model=graph, openai_client=async_openai_client)
+        return Agent(name="matrix", model=model, **options)
+
+    return build
 
 
-def model(kind: str, graph: str, client: AsyncOpenAI) -> Model:
-    if kind == "responses":
-        return OpenAIResponsesModel(model=graph, openai_client=client)
-    return OpenAIChatCompletionsModel(model=graph, openai_client=client)
+async def run_to_end(
+    agent: Agent, prompt: Any, *, streamed: bool, **options: Any
+) -> Any:
+    """``Runner.run``, or ``Runner.run_streamed`` with every event consumed."""
+    if not streamed:
+        return await Runner.run(agent, prompt, **options)
+    result = Runner.run_streamed(agent, prompt, **options)
+    async for _ in result.stream_events():
+        pass
+    return result
 
 
 def time_tool(calls: list[str]) -> Any:
-    @function_tool(name_override=TIME_FUNCTION, description_override=TIME_DESCRIPTION)
+    @function_tool(
+        name_override=m.TIME_FUNCTION, description_override=m.TIME_DESCRIPTION
+    )
     def get_current_time(timezone: str) -> str:
         calls.append(timezone)
-        return TIME_RESULT
+        return m.TIME_RESULT
 
     return get_current_time
 
 
-@function_tool(name_override=INTERRUPT_FUNCTION, needs_approval=True)
+@function_tool(name_override=m.INTERRUPT_FUNCTION, needs_approval=True)
 def ask_a_human(question: str, choices: list[str]) -> str:
     """A question the graph asks; approving the call answers its first choice."""
     return choices[0]
 
 
-@function_tool(name_override=INTERRUPT_FUNCTION)
+@function_tool(name_override=m.INTERRUPT_FUNCTION)
 def approve_everything(question: str, choices: list[str]) -> str:
     """A question the graph asks, answered at once."""
     return "approve"
@@ -126,25 +108,21 @@ def messages_of(items: list[Any]) -> list[tuple[str | None, str]]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_runner_run(kind: str, sdk: AsyncOpenAI) -> None:
-    agent = Agent(
-        name="matrix", instructions=INSTRUCTIONS, model=model(kind, "chat", sdk)
-    )
-    result = await Runner.run(agent, CHAT_PROMPT)
-    assert result.final_output == chat_answer(CHAT_PROMPT, INSTRUCTIONS)
+async def test_runner_run(kind: str, new_agent: NewAgent) -> None:
+    agent = new_agent(kind, "chat", instructions=INSTRUCTIONS)
+    result = await Runner.run(agent, m.CHAT_PROMPT)
+    assert result.final_output == m.chat_answer(m.CHAT_PROMPT, INSTRUCTIONS)
     [item] = result.new_items
     assert isinstance(item, MessageOutputItem)
     if kind == "responses":
-        assert RESPONSE_ID.fullmatch(result.last_response_id or "")
+        assert m.RESPONSE_ID.fullmatch(result.last_response_id or "")
         assert item.raw_item.phase == "final_answer"
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_runner_run_streamed(kind: str, sdk: AsyncOpenAI) -> None:
-    agent = Agent(
-        name="matrix", instructions=INSTRUCTIONS, model=model(kind, "chat", sdk)
-    )
-    result = Runner.run_streamed(agent, CHAT_PROMPT)
+async def test_runner_run_streamed(kind: str, new_agent: NewAgent) -> None:
+    agent = new_agent(kind, "chat", instructions=INSTRUCTIONS)
+    result = Runner.run_streamed(agent, m.CHAT_PROMPT)
     deltas, raw_types, run_items = [], [], []
     async for event in result.stream_events():
         if event.type == "raw_response_event":
@@ -155,7 +133,9 @@ async def test_runner_run_streamed(kind: str, sdk: AsyncOpenAI) -> None:
             run_items.append(event.name)
     assert len(deltas) > 1
     assert (
-        "".join(deltas) == result.final_output == chat_answer(CHAT_PROMPT, INSTRUCTIONS)
+        "".join(deltas)
+        == result.final_output
+        == m.chat_answer(m.CHAT_PROMPT, INSTRUCTIONS)
     )
     assert raw_types[0] == "response.created"
     assert raw_types[-1] == "response.completed"
@@ -164,46 +144,39 @@ async def test_runner_run_streamed(kind: str, sdk: AsyncOpenAI) -> None:
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
 @pytest.mark.parametrize("kind", KINDS)
-async def test_function_tool(kind: str, streamed: bool, sdk: AsyncOpenAI) -> None:
+async def test_function_tool(kind: str, streamed: bool, new_agent: NewAgent) -> None:
     calls: list[str] = []
-    agent = Agent(
-        name="matrix", model=model(kind, "functions", sdk), tools=[time_tool(calls)]
-    )
-    if streamed:
-        result: Any = Runner.run_streamed(agent, TIME_PROMPT)
-        async for _ in result.stream_events():
-            pass
-    else:
-        result = await Runner.run(agent, TIME_PROMPT)
-    assert result.final_output == TIME_ANSWER
-    assert calls == [TIME_ARGS["timezone"]]
+    agent = new_agent(kind, "functions", tools=[time_tool(calls)])
+    result = await run_to_end(agent, m.TIME_PROMPT, streamed=streamed)
+    assert result.final_output == m.TIME_ANSWER
+    assert calls == [m.TIME_ARGS["timezone"]]
     call, output, answer = result.new_items
     assert isinstance(call, ToolCallItem)
     assert isinstance(output, ToolCallOutputItem)
     assert isinstance(answer, MessageOutputItem)
     raw = call.raw_item
     assert (raw.name, raw.call_id, json.loads(raw.arguments)) == (  # type: ignore[union-attr]
-        TIME_FUNCTION,
-        TIME_CALL_ID,
-        TIME_ARGS,
+        m.TIME_FUNCTION,
+        m.TIME_CALL_ID,
+        m.TIME_ARGS,
     )
-    assert output.output == TIME_RESULT
+    assert output.output == m.TIME_RESULT
 
 
-async def test_interrupt_as_a_human_approval(sdk: AsyncOpenAI, wire: Wire) -> None:
+async def test_interrupt_as_a_human_approval(new_agent: NewAgent, wire: Wire) -> None:
     """The SDK's documented human-in-the-loop flow, resumed from saved state."""
-    agent = Agent(
-        name="matrix", model=model("responses", "approval", sdk), tools=[ask_a_human]
-    )
-    for decide, expected in [("approve", APPROVED), ("reject", REJECTED)]:
-        paused = await Runner.run(agent, REFUND_PROMPT, auto_previous_response_id=True)
+    agent = new_agent("responses", "approval", tools=[ask_a_human])
+    for decide, expected in [("approve", m.APPROVED), ("reject", m.REJECTED)]:
+        paused = await Runner.run(
+            agent, m.REFUND_PROMPT, auto_previous_response_id=True
+        )
         assert paused.final_output is None
-        assert INTERRUPT_RESPONSE_ID.fullmatch(paused.last_response_id or "")
+        assert m.RUN_RESPONSE_ID.fullmatch(paused.last_response_id or "")
         [pending] = paused.interruptions
-        assert pending.tool_name == INTERRUPT_FUNCTION
-        assert json.loads(pending.raw_item.arguments) == REFUND_INTERRUPT  # type: ignore[union-attr]
+        assert pending.tool_name == m.INTERRUPT_FUNCTION
+        assert json.loads(pending.raw_item.arguments) == m.REFUND_INTERRUPT  # type: ignore[union-attr]
         call_id = pending.raw_item.call_id  # type: ignore[union-attr]
-        assert INTERRUPT_CALL_ID.fullmatch(call_id)
+        assert m.INTERRUPT_CALL_ID.fullmatch(call_id)
 
         # As if in another process: the saved state, then the human's decision.
         state = await RunState.from_string(agent, paused.to_state().to_string())
@@ -222,39 +195,32 @@ async def test_interrupt_as_a_human_approval(sdk: AsyncOpenAI, wire: Wire) -> No
         ]
 
 
-async def test_interrupt_answered_by_a_tool_streamed(sdk: AsyncOpenAI) -> None:
-    agent = Agent(
-        name="matrix",
-        model=model("responses", "approval", sdk),
-        tools=[approve_everything],
+async def test_interrupt_answered_by_a_tool_streamed(new_agent: NewAgent) -> None:
+    agent = new_agent("responses", "approval", tools=[approve_everything])
+    result = await run_to_end(
+        agent, m.REFUND_PROMPT, streamed=True, auto_previous_response_id=True
     )
-    result = Runner.run_streamed(agent, REFUND_PROMPT, auto_previous_response_id=True)
-    async for _ in result.stream_events():
-        pass
-    assert result.final_output == APPROVED
+    assert result.final_output == m.APPROVED
     kinds = [type(item).__name__ for item in result.new_items]
     assert kinds == ["ToolCallItem", "ToolCallOutputItem", "MessageOutputItem"]
 
 
-async def test_interrupt_resume_with_agent_instructions(sdk: AsyncOpenAI) -> None:
+async def test_interrupt_resume_with_agent_instructions(new_agent: NewAgent) -> None:
     """Most agents have instructions, and the SDK sends them on every request.
 
     OpenAI does not carry instructions over a ``previous_response_id``, so the
     SDK resends the same instructions with the resume; LGOS should accept
     unchanged instructions there.
     """
-    agent = Agent(
-        name="matrix",
-        instructions=INSTRUCTIONS,
-        model=model("responses", "approval", sdk),
-        tools=[approve_everything],
+    agent = new_agent(
+        "responses", "approval", instructions=INSTRUCTIONS, tools=[approve_everything]
     )
-    result = await Runner.run(agent, REFUND_PROMPT, auto_previous_response_id=True)
-    assert result.final_output == APPROVED
+    result = await Runner.run(agent, m.REFUND_PROMPT, auto_previous_response_id=True)
+    assert result.final_output == m.APPROVED
 
 
 async def test_an_interrupt_without_auto_mode_is_refused_at_once(
-    sdk: AsyncOpenAI, wire: Wire
+    new_agent: NewAgent, wire: Wire
 ) -> None:
     """Without ``auto_previous_response_id`` the SDK replays the answered call.
 
@@ -262,20 +228,16 @@ async def test_an_interrupt_without_auto_mode_is_refused_at_once(
     ``MaxTurnsExceeded``; instead the replay is refused on the first try with
     ``param: "previous_response_id"``, which names the missing setting.
     """
-    agent = Agent(
-        name="matrix",
-        model=model("responses", "approval", sdk),
-        tools=[approve_everything],
-    )
+    agent = new_agent("responses", "approval", tools=[approve_everything])
     with pytest.raises(openai.BadRequestError) as refused:
-        await Runner.run(agent, REFUND_PROMPT)
+        await Runner.run(agent, m.REFUND_PROMPT)
     assert refused.value.param == "previous_response_id"
     assert "answers an interrupt (lgos_interrupt)" in refused.value.message
     assert len(wire.bodies("/responses")) == 2  # the pause, then the refusal
 
 
 async def test_auto_previous_response_id_is_for_interrupts_only(
-    sdk: AsyncOpenAI,
+    new_agent: NewAgent,
 ) -> None:
     """LGOS keeps no conversation: ``previous_response_id`` only resumes a pause.
 
@@ -283,36 +245,30 @@ async def test_auto_previous_response_id_is_for_interrupts_only(
     chains the result to a Response LGOS never stored; LGOS refuses it as
     documented (run such agents without it: the SDK then resends the ledger).
     """
-    agent = Agent(
-        name="matrix", model=model("responses", "functions", sdk), tools=[time_tool([])]
-    )
+    agent = new_agent("responses", "functions", tools=[time_tool([])])
     with pytest.raises(openai.BadRequestError) as refused:
-        await Runner.run(agent, TIME_PROMPT, auto_previous_response_id=True)
+        await Runner.run(agent, m.TIME_PROMPT, auto_previous_response_id=True)
     assert (refused.value.param, refused.value.body["message"]) == (  # type: ignore[index]
         "previous_response_id",
-        "previous_response_id is not a paused LGOS Response ID.",
+        m.NOT_A_PAUSED_RESPONSE,
     )
 
 
 async def test_interrupt_is_refused_on_the_chat_completions_model(
-    sdk: AsyncOpenAI,
+    new_agent: NewAgent,
 ) -> None:
-    agent = Agent(
-        name="matrix", model=model("chat", "approval", sdk), tools=[approve_everything]
-    )
+    agent = new_agent("chat", "approval", tools=[approve_everything])
     with pytest.raises(openai.BadRequestError) as refused:
-        await Runner.run(agent, REFUND_PROMPT)
+        await Runner.run(agent, m.REFUND_PROMPT)
     assert (refused.value.status_code, refused.value.param) == (400, "model")
-    assert refused.value.body["message"] == CHAT_INTERRUPTS_REFUSED  # type: ignore[index]
+    assert refused.value.body["message"] == m.CHAT_INTERRUPTS_REFUSED  # type: ignore[index]
 
 
-async def test_commentary(sdk: AsyncOpenAI) -> None:
-    agent = Agent(
-        name="matrix",
-        model=model("responses", "writer", sdk),
-        model_settings=ModelSettings(metadata=WRITER_SETTINGS),
+async def test_commentary(new_agent: NewAgent) -> None:
+    agent = new_agent(
+        "responses", "writer", model_settings=ModelSettings(metadata=m.WRITER_SETTINGS)
     )
-    result = Runner.run_streamed(agent, WRITER_PROMPT)
+    result = Runner.run_streamed(agent, m.WRITER_PROMPT)
     live = []
     async for event in result.stream_events():
         if (
@@ -321,89 +277,77 @@ async def test_commentary(sdk: AsyncOpenAI) -> None:
         ):
             live.append(messages_of([event.item])[0])
     expected = [
-        *(("commentary", text) for text in WRITER_COMMENTARY),
-        ("final_answer", WRITER_ANSWER),
+        *(("commentary", text) for text in m.WRITER_COMMENTARY),
+        ("final_answer", m.WRITER_ANSWER),
     ]
     assert live == messages_of(result.new_items) == expected
     # final_output is the last message: the final answer, commentary left out.
-    assert result.final_output == WRITER_ANSWER
+    assert result.final_output == m.WRITER_ANSWER
     # ItemHelpers.text_message_outputs glues every message together.
-    assert ItemHelpers.text_message_outputs(result.new_items) == WRITER_GLUED
+    assert ItemHelpers.text_message_outputs(result.new_items) == m.WRITER_GLUED
     final = [
         item
         for item in result.new_items
         if isinstance(item, MessageOutputItem) and item.raw_item.phase == "final_answer"
     ]
-    assert ItemHelpers.text_message_outputs(final) == WRITER_ANSWER  # type: ignore[arg-type]
+    assert ItemHelpers.text_message_outputs(final) == m.WRITER_ANSWER  # type: ignore[arg-type]
 
     # The next turn replays the commentary items (with their phase) as input.
-    follow_up = Agent(name="matrix", model=model("responses", "chat", sdk))
+    follow_up = new_agent("responses", "chat")
     again = await Runner.run(
         follow_up,
-        [*result.to_input_list(), {"role": "user", "content": CHAT_PROMPT}],
+        [*result.to_input_list(), {"role": "user", "content": m.CHAT_PROMPT}],
     )
-    assert again.final_output == chat_answer()
+    assert again.final_output == m.chat_answer()
 
     # Not streamed, a Response holds the final answer only.
-    plain = await Runner.run(agent, WRITER_PROMPT)
-    assert messages_of(plain.new_items) == [("final_answer", WRITER_ANSWER)]
+    plain = await Runner.run(agent, m.WRITER_PROMPT)
+    assert messages_of(plain.new_items) == [("final_answer", m.WRITER_ANSWER)]
 
 
 async def test_commentary_is_not_sent_to_the_chat_completions_model(
-    sdk: AsyncOpenAI,
+    new_agent: NewAgent,
 ) -> None:
-    agent = Agent(name="matrix", model=model("chat", "writer", sdk))
-    result = Runner.run_streamed(agent, WRITER_PROMPT)
-    async for _ in result.stream_events():
-        pass
-    assert result.final_output == WRITER_ANSWER
+    agent = new_agent("chat", "writer")
+    result = await run_to_end(agent, m.WRITER_PROMPT, streamed=True)
+    assert result.final_output == m.WRITER_ANSWER
     assert [ItemHelpers.text_message_output(i) for i in result.new_items] == [
-        WRITER_ANSWER
+        m.WRITER_ANSWER
     ]
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
 @pytest.mark.parametrize("kind", KINDS)
-async def test_citations(kind: str, streamed: bool, sdk: AsyncOpenAI) -> None:
-    agent = Agent(name="matrix", model=model(kind, "citations", sdk))
-    if streamed:
-        result: Any = Runner.run_streamed(agent, CITATIONS_PROMPT)
-        async for _ in result.stream_events():
-            pass
-    else:
-        result = await Runner.run(agent, CITATIONS_PROMPT)
-    assert result.final_output == CITATIONS_ANSWER
+async def test_citations(kind: str, streamed: bool, new_agent: NewAgent) -> None:
+    agent = new_agent(kind, "citations")
+    result = await run_to_end(agent, m.CITATIONS_PROMPT, streamed=streamed)
+    assert result.final_output == m.CITATIONS_ANSWER
     *progress, answer = result.new_items
     if kind == "responses" and streamed:
-        assert [text for _, text in messages_of(progress)] == CITATIONS_COMMENTARY
+        assert [text for _, text in messages_of(progress)] == m.CITATIONS_COMMENTARY
     else:
         assert progress == []
     [part] = answer.raw_item.content
-    assert cited(part.text, part.annotations) == CITATIONS
+    assert m.cited(part.text, part.annotations) == m.CITATIONS
 
 
 @pytest.mark.parametrize("kind", KINDS)
-async def test_unknown_model(kind: str, sdk: AsyncOpenAI) -> None:
-    agent = Agent(name="matrix", model=model(kind, "missing", sdk))
+async def test_unknown_model(kind: str, new_agent: NewAgent) -> None:
+    agent = new_agent(kind, "missing")
     with pytest.raises(openai.NotFoundError) as missing:
-        await Runner.run(agent, CHAT_PROMPT)
+        await Runner.run(agent, m.CHAT_PROMPT)
     assert (missing.value.code, missing.value.param) == ("model_not_found", "model")
 
 
-async def test_wire_fields(sdk: AsyncOpenAI, wire: Wire) -> None:
+async def test_wire_fields(new_agent: NewAgent, wire: Wire) -> None:
     """Every field the SDK sends, for both models, run and run_streamed."""
     for kind in KINDS:
-        agent = Agent(
-            name="matrix",
-            instructions=INSTRUCTIONS,
-            model=model(kind, "functions", sdk),
-            tools=[time_tool([])],
+        agent = new_agent(
+            kind, "functions", instructions=INSTRUCTIONS, tools=[time_tool([])]
         )
-        assert (await Runner.run(agent, TIME_PROMPT)).final_output == TIME_ANSWER
-        streamed = Runner.run_streamed(agent, TIME_PROMPT)
-        async for _ in streamed.stream_events():
-            pass
-        assert streamed.final_output == TIME_ANSWER
+        assert (await Runner.run(agent, m.TIME_PROMPT)).final_output == m.TIME_ANSWER
+        streamed = await run_to_end(agent, m.TIME_PROMPT, streamed=True)
+        assert streamed.final_output == m.TIME_ANSWER
 
     responses, chat = wire.bodies("/responses"), wire.bodies("/chat/completions")
     assert [sorted(body) for body in responses] == 2 * [

@@ -1,43 +1,29 @@
 """The OpenAI JS SDK (``openai`` on npm), unmodified, against the running demo API.
 
 Each test runs one cell of ``tests/clients/js/openai_js.mjs`` in Node and
-asserts on what the SDK handed back and on what it sent (``node_cells``).
+asserts on what the SDK handed back and on what it sent (``node_cells``);
+the cells' prompts and every expected answer come from ``matrix``.
 """
 
 from __future__ import annotations
 
 import json
-import re
+from typing import Any
 
 import pytest
 
-from tests.clients.node_cells import (
-    APPROVED,
-    CITATIONS,
-    CITATIONS_COMMENTARY,
-    CITATIONS_QUESTION,
-    CITED_TEXT,
-    INTERRUPT_PAYLOAD,
-    NOT_FOUND,
-    WRITER_ANSWER_START,
-    WRITER_COMMENTARY,
-    Cell,
-    chat_answer,
-    functions_answer,
-    run_cell,
+import tests.clients.matrix as m
+from tests.clients.node_cells import Cell, run_cell
+
+ANSWER = m.chat_answer()
+TOKYO = m.function_answer(
+    m.TIME_PROMPT, m.TIME_FUNCTION, m.TIME_ARGS, m.shown(m.JS_TIME_RESULT)
 )
 
-RESPONSE_ID = re.compile(r"resp_[0-9a-f]{32}")
-RUN_RESPONSE_ID = re.compile(r"resp_lg_([0-9a-f]{32})_[0-9a-f]{32}")
-MESSAGE_ID = re.compile(r"msg_[0-9a-f]{32}")
-COMPLETION_ID = re.compile(r"chatcmpl_[0-9a-f]{32}")
-ANSWER = chat_answer("What is LangGraph?")
-TOKYO = functions_answer(
-    "What time is it in Tokyo?",
-    'get_current_time(timezone="Asia/Tokyo")',
-    'timezone: "Asia/Tokyo", time: "2026-01-02T03:04:05+09:00"',
-)
-TIME_RESULT = '{"timezone":"Asia/Tokyo","time":"2026-01-02T03:04:05+09:00"}'
+
+def compact(value: Any) -> str:
+    """``value`` as JSON without spaces, as ``JSON.stringify`` writes it."""
+    return json.dumps(value, separators=(",", ":"))
 
 
 def run(cell: str, base_url: str) -> Cell:
@@ -46,17 +32,8 @@ def run(cell: str, base_url: str) -> Cell:
 
 def test_models_list_and_retrieve_read_the_lgos_extension(demo_api_url: str) -> None:
     seen = run("models", demo_api_url).result
-    listed = {m["id"]: m for m in seen["listed"]}
-    assert list(listed) == [
-        "chat",
-        "writer",
-        "citations",
-        "functions",
-        "server-tools",
-        "files",
-        "approval",
-        "deep-research",
-    ]
+    listed = {model["id"]: model for model in seen["listed"]}
+    assert list(listed) == m.DEMO_MODELS
     for model in listed.values():
         assert model["object"] == "model"
         assert model["owned_by"] == "langgraph-openai-serve"
@@ -79,15 +56,13 @@ def test_models_list_and_retrieve_read_the_lgos_extension(demo_api_url: str) -> 
 def test_responses_create_plain_text(demo_api_url: str) -> None:
     cell = run("responses_text", demo_api_url)
     seen = cell.result
-    assert RESPONSE_ID.fullmatch(seen["id"])
+    assert m.RESPONSE_ID.fullmatch(seen["id"])
     assert seen["status"] == "completed"
     assert seen["output_text"] == ANSWER
     [message] = seen["messages"]
-    assert MESSAGE_ID.fullmatch(message["id"])
+    assert m.MESSAGE_ID.fullmatch(message["id"])
     assert (message["phase"], message["text"]) == ("final_answer", ANSWER)
-    assert cell.sent("/v1/responses") == [
-        {"model": "chat", "input": "What is LangGraph?"}
-    ]
+    assert cell.sent("/v1/responses") == [{"model": "chat", "input": m.CHAT_PROMPT}]
 
 
 def test_responses_create_stream(demo_api_url: str) -> None:
@@ -124,9 +99,9 @@ def test_responses_stream_helper(demo_api_url: str) -> None:
     seen = run("responses_stream_helper", demo_api_url).result
     assert len(seen["deltas"]) > 10
     assert "".join(seen["deltas"]) == ANSWER
-    assert RESPONSE_ID.fullmatch(seen["id"])
+    assert m.RESPONSE_ID.fullmatch(seen["id"])
     assert (seen["status"], seen["output_text"]) == ("completed", ANSWER)
-    assert [m["phase"] for m in seen["messages"]] == ["final_answer"]
+    assert [message["phase"] for message in seen["messages"]] == ["final_answer"]
 
 
 def test_responses_conversation_replays_output_items(demo_api_url: str) -> None:
@@ -135,7 +110,7 @@ def test_responses_conversation_replays_output_items(demo_api_url: str) -> None:
     seen = cell.result
     assert seen["replayed"] == ["commentary"] * 5 + ["final_answer"]
     # The user's two messages and the six replayed assistant messages.
-    assert seen["output_text"] == chat_answer("Shorter, please", messages=8)
+    assert seen["output_text"] == m.chat_answer(m.SHORTER_PROMPT, messages=8)
     replayed = cell.sent("/v1/responses")[-1]["input"][1]
     assert replayed["content"][0]["parsed"] is None
     assert replayed["phase"] == "commentary"
@@ -144,7 +119,7 @@ def test_responses_conversation_replays_output_items(demo_api_url: str) -> None:
 def test_chat_completions_create(demo_api_url: str) -> None:
     cell = run("chat_text", demo_api_url)
     completion = cell.result
-    assert COMPLETION_ID.fullmatch(completion["id"])
+    assert m.CHAT_COMPLETION_ID.fullmatch(completion["id"])
     assert (completion["object"], completion["model"]) == ("chat.completion", "chat")
     [choice] = completion["choices"]
     assert choice["finish_reason"] == "stop"
@@ -156,7 +131,7 @@ def test_chat_completions_create(demo_api_url: str) -> None:
     assert cell.sent("/v1/chat/completions") == [
         {
             "model": "chat",
-            "messages": [{"role": "user", "content": "What is LangGraph?"}],
+            "messages": [{"role": "user", "content": m.CHAT_PROMPT}],
         }
     ]
 
@@ -166,7 +141,7 @@ def test_chat_completions_stream_helper(demo_api_url: str) -> None:
     assert len(seen["deltas"]) > 10
     assert "".join(seen["deltas"]) == ANSWER
     final = seen["final"]
-    assert COMPLETION_ID.fullmatch(final["id"])
+    assert m.CHAT_COMPLETION_ID.fullmatch(final["id"])
     [choice] = final["choices"]
     assert choice["finish_reason"] == "stop"
     assert choice["message"]["content"] == ANSWER
@@ -194,8 +169,8 @@ def test_responses_function_round_trip(demo_api_url: str) -> None:
     seen = cell.result
     [call] = seen["calls"]
     assert (call["name"], call["arguments"]) == (
-        "get_current_time",
-        '{"timezone":"Asia/Tokyo"}',
+        m.TIME_FUNCTION,
+        compact(m.TIME_ARGS),
     )
     assert seen["output_text"] == TOKYO
     assert seen["second_output_types"] == ["message"]
@@ -204,7 +179,7 @@ def test_responses_function_round_trip(demo_api_url: str) -> None:
     assert second[2] == {
         "type": "function_call_output",
         "call_id": call["call_id"],
-        "output": TIME_RESULT,
+        "output": compact(m.JS_TIME_RESULT),
     }
 
 
@@ -214,8 +189,8 @@ def test_chat_function_round_trip(demo_api_url: str) -> None:
     assert first["finish_reason"] == "tool_calls"
     [call] = first["message"]["tool_calls"]
     assert call["function"] == {
-        "name": "get_current_time",
-        "arguments": '{"timezone":"Asia/Tokyo"}',
+        "name": m.TIME_FUNCTION,
+        "arguments": compact(m.TIME_ARGS),
     }
     assert (second["finish_reason"], second["message"]["content"]) == ("stop", TOKYO)
     messages = cell.sent("/v1/chat/completions")[1]["messages"]
@@ -225,10 +200,11 @@ def test_chat_function_round_trip(demo_api_url: str) -> None:
 
 def test_chat_run_tools_helper(demo_api_url: str) -> None:
     seen = run("chat_run_tools", demo_api_url).result
-    assert seen["content"] == functions_answer(
-        "Roll two dice", "roll_dice(count=2)", "rolls: [3, 4]"
+    # The cell's roll_dice returns {"rolls": [3, 4]} for two dice.
+    assert seen["content"] == m.function_answer(
+        m.DICE_PROMPT, m.DICE_FUNCTION, m.DICE_ARGS, m.shown({"rolls": [3, 4]})
     )
-    roles = [m["role"] for m in seen["messages"]]
+    roles = [message["role"] for message in seen["messages"]]
     assert roles == ["user", "assistant", "tool", "assistant"]
     assert seen["messages"][2]["content"] == '{"rolls":[3,4]}'
 
@@ -241,17 +217,20 @@ def test_interrupt_answered_with_previous_response_id(demo_api_url: str) -> None
     cell = run("interrupt_resume", demo_api_url)
     seen = cell.result
     paused = seen["paused"]
-    run_id = RUN_RESPONSE_ID.fullmatch(paused["id"])
+    run_id = m.RUN_RESPONSE_ID.fullmatch(paused["id"])
     assert run_id is not None
     assert paused["status"] == "completed"
     [call] = _interrupt_calls(paused["output"])
-    assert call["name"] == "lgos_interrupt"
+    assert call["name"] == m.INTERRUPT_FUNCTION
     assert call["call_id"].startswith("call_lg_")
-    assert seen["payloads"] == [INTERRUPT_PAYLOAD]
+    assert seen["payloads"] == [m.refund_interrupt(m.JS_REFUND_PROMPT)]
     done = seen["done"]
-    assert (done["status"], done["output_text"]) == ("completed", APPROVED)
+    assert (done["status"], done["output_text"]) == (
+        "completed",
+        m.approved(m.JS_REFUND_PROMPT),
+    )
     # The resumed Response belongs to the same run.
-    done_id = RUN_RESPONSE_ID.fullmatch(done["id"])
+    done_id = m.RUN_RESPONSE_ID.fullmatch(done["id"])
     assert done_id is not None
     assert done_id.group(1) == run_id.group(1)
     assert cell.sent("/v1/responses")[1] == {
@@ -270,11 +249,9 @@ def test_interrupt_answered_with_previous_response_id(demo_api_url: str) -> None
 def test_interrupt_streamed_both_ways(demo_api_url: str) -> None:
     seen = run("interrupt_stream_resume", demo_api_url).result
     [call] = _interrupt_calls(seen["paused"]["output"])
-    assert json.loads(call["arguments"])["question"].endswith("> Refund order 43")
-    assert seen["done"]["output_text"] == (
-        "**Rejected.** The refund request \u201cRefund order 43\u201d was rejected by "
-        "the manager. No refund is issued; the customer is told why."
-    )
+    question = json.loads(call["arguments"])["question"]
+    assert question.endswith(f"> {m.JS_REJECTED_PROMPT}")
+    assert seen["done"]["output_text"] == m.rejected(m.JS_REJECTED_PROMPT)
 
 
 def test_chat_completions_cannot_pause(demo_api_url: str) -> None:
@@ -293,9 +270,9 @@ def test_writer_commentary_phase_on_items(demo_api_url: str) -> None:
     done = seen["done"]
     assert [d["phase"] for d in done] == ["commentary"] * 5 + ["final_answer"]
     assert [d["output_index"] for d in done] == list(range(6))
-    assert [d["text"] for d in done[:5]] == WRITER_COMMENTARY
-    assert done[5]["text"].startswith(WRITER_ANSWER_START)
-    assert [(m["phase"], m["text"]) for m in seen["final"]] == [
+    assert [d["text"] for d in done[:5]] == m.writer_commentary(m.JS_WRITER_PROMPT)
+    assert done[5]["text"].startswith(m.writer_answer_start(m.JS_WRITER_PROMPT))
+    assert [(item["phase"], item["text"]) for item in seen["final"]] == [
         (d["phase"], d["text"]) for d in done
     ]
     # The SDK's `output_text` joins every message, whatever its phase: a
@@ -306,12 +283,12 @@ def test_writer_commentary_phase_on_items(demo_api_url: str) -> None:
 def test_citations_on_both_apis(demo_api_url: str) -> None:
     cell = run("citations", demo_api_url)
     seen = cell.result
-    assert seen["response"]["text"] == CITED_TEXT
-    assert seen["response"]["annotations"] == CITATIONS
-    assert [e["annotation"] for e in seen["added"]] == CITATIONS
+    assert seen["response"]["text"] == m.CITATIONS_ANSWER
+    assert seen["response"]["annotations"] == m.URL_CITATIONS
+    assert [e["annotation"] for e in seen["added"]] == m.URL_CITATIONS
     assert [e["annotation_index"] for e in seen["added"]] == [0, 1]
-    assert seen["streamed"]["annotations"] == CITATIONS
-    assert seen["streamed_phases"] == ["commentary"] * len(CITATIONS_COMMENTARY) + [
+    assert seen["streamed"]["annotations"] == m.URL_CITATIONS
+    assert seen["streamed_phases"] == ["commentary"] * len(m.CITATIONS_COMMENTARY) + [
         "final_answer"
     ]
     chat_annotations = [
@@ -319,19 +296,19 @@ def test_citations_on_both_apis(demo_api_url: str) -> None:
             "type": "url_citation",
             "url_citation": {k: v for k, v in a.items() if k != "type"},
         }
-        for a in CITATIONS
+        for a in m.URL_CITATIONS
     ]
-    assert seen["chat"]["content"] == CITED_TEXT
+    assert seen["chat"]["content"] == m.CITATIONS_ANSWER
     assert seen["chat"]["annotations"] == chat_annotations
     # Streamed: the LGOS extension on the final delta, kept by the stream helper.
     assert seen["chat_last_chunk"]["choices"][0]["delta"] == {
         "annotations": chat_annotations
     }
-    assert seen["chat_streamed"]["content"] == CITED_TEXT
+    assert seen["chat_streamed"]["content"] == m.CITATIONS_ANSWER
     assert seen["chat_streamed"]["annotations"] == chat_annotations
     assert cell.sent("/v1/responses")[0] == {
         "model": "citations",
-        "input": CITATIONS_QUESTION,
+        "input": m.CITATIONS_PROMPT,
     }
 
 
@@ -339,15 +316,13 @@ def test_background_create_retrieve_cancel(demo_api_url: str) -> None:
     cell = run("background", demo_api_url)
     seen = cell.result
     queued = seen["queued"]
-    assert RUN_RESPONSE_ID.fullmatch(queued["id"])
+    assert m.RUN_RESPONSE_ID.fullmatch(queued["id"])
     assert (queued["status"], queued["background"]) == ("queued", True)
     assert seen["statuses"][-1] == "completed"
     assert set(seen["statuses"]) <= {"queued", "in_progress", "completed"}
     final = seen["final"]
     assert final["id"] == queued["id"]
-    assert final["output_text"].startswith(
-        "This is the offline demo model's research report"
-    )
+    assert final["output_text"].startswith(m.RESEARCH_REPORT_LEAD)
     assert "web_search_call" in final["output_types"]
     assert final["output_types"][-1] == "message"
     assert seen["cancelled"] == {"id": queued["id"], "status": "completed"}
@@ -370,7 +345,7 @@ def test_unknown_model_is_not_found(demo_api_url: str) -> None:
             "model_not_found",
             "model",
         )
-        assert error["error"] == NOT_FOUND
+        assert error["error"] == m.NOT_FOUND
 
 
 @pytest.mark.parametrize("script", ["openai_js.mjs", "vercel_ai.mjs"])

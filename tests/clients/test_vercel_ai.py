@@ -2,46 +2,32 @@
 
 ``createOpenAI({baseURL, apiKey})`` with both of its OpenAI wires:
 ``openai.responses(model)`` and ``openai.chat(model)``. Each test runs one
-cell of ``tests/clients/js/vercel_ai.mjs`` in Node (``node_cells``).
+cell of ``tests/clients/js/vercel_ai.mjs`` in Node (``node_cells``); the
+cells' prompts and every expected answer come from ``matrix``.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.clients.node_cells import (
-    APPROVED,
-    CITATIONS,
-    CITATIONS_COMMENTARY,
-    CITED_TEXT,
-    INTERRUPT_PAYLOAD,
-    NOT_FOUND,
-    WRITER_ANSWER_START,
-    WRITER_COMMENTARY,
-    Cell,
-    chat_answer,
-    functions_answer,
-    run_cell,
-)
+import tests.clients.matrix as m
+from tests.clients.node_cells import Cell, run_cell
 
 APIS = ["responses", "chat"]
 PATH = {"responses": "/v1/responses", "chat": "/v1/chat/completions"}
-RESPONSE_ID = {
-    "responses": re.compile(r"resp_[0-9a-f]{32}"),
-    "chat": re.compile(r"chatcmpl_[0-9a-f]{32}"),
-}
-MESSAGE_ID = re.compile(r"msg_[0-9a-f]{32}")
-ANSWER = chat_answer("What is LangGraph?")
-TOKYO = functions_answer(
-    "What time is it in Tokyo?",
-    'get_current_time(timezone="Asia/Tokyo")',
-    'timezone: "Asia/Tokyo", time: "2026-01-02T03:04:05+09:00", asked: "Asia/Tokyo"',
+RESPONSE_ID = {"responses": m.RESPONSE_ID, "chat": m.CHAT_COMPLETION_ID}
+ANSWER = m.chat_answer()
+# The cells' get_current_time adds the time zone it was asked for.
+TOKYO = m.function_answer(
+    m.TIME_PROMPT,
+    m.TIME_FUNCTION,
+    m.TIME_ARGS,
+    m.shown({**m.JS_TIME_RESULT, "asked": m.TIME_ARGS["timezone"]}),
 )
 SOURCES = [
-    {"sourceType": "url", "url": c["url"], "title": c["title"]} for c in CITATIONS
+    {"sourceType": "url", "url": c["url"], "title": c["title"]} for c in m.URL_CITATIONS
 ]
+INTERRUPT_PAYLOAD = m.refund_interrupt(m.JS_REFUND_PROMPT)
 
 
 def run(cell: str, base_url: str) -> Cell:
@@ -80,9 +66,7 @@ def test_generate_text(api: str, demo_api_url: str) -> None:
                 "input": [
                     {
                         "role": "user",
-                        "content": [
-                            {"type": "input_text", "text": "What is LangGraph?"}
-                        ],
+                        "content": [{"type": "input_text", "text": m.CHAT_PROMPT}],
                     }
                 ],
             }
@@ -91,7 +75,7 @@ def test_generate_text(api: str, demo_api_url: str) -> None:
         assert cell.sent(PATH[api]) == [
             {
                 "model": "chat",
-                "messages": [{"role": "user", "content": "What is LangGraph?"}],
+                "messages": [{"role": "user", "content": m.CHAT_PROMPT}],
             }
         ]
 
@@ -122,15 +106,17 @@ def test_tool_executed_by_the_sdk(api: str, stream: bool, demo_api_url: str) -> 
     if stream:
         calls = [p for p in seen["parts"] if p["type"] == "tool-call"]
         results = [p for p in seen["parts"] if p["type"] == "tool-result"]
-        assert [p["toolName"] for p in calls + results] == ["get_current_time"] * 2
+        assert [p["toolName"] for p in calls + results] == [m.TIME_FUNCTION] * 2
+        # Text parts belong to the answer step only: the tool step has none,
+        # not even an empty one.
+        kinds = [p["type"] for p in seen["parts"]]
+        assert kinds.index("text-start") > kinds.index("tool-result")
+        assert kinds.count("text-start") == 1
     else:
         first, second = seen["steps"]
         [call] = first["toolCalls"]
-        assert (call["toolName"], call["input"]) == (
-            "get_current_time",
-            {"timezone": "Asia/Tokyo"},
-        )
-        assert first["toolResults"][0]["output"]["asked"] == "Asia/Tokyo"
+        assert (call["toolName"], call["input"]) == (m.TIME_FUNCTION, m.TIME_ARGS)
+        assert first["toolResults"][0]["output"]["asked"] == m.TIME_ARGS["timezone"]
         assert first["finishReason"] == "tool-calls"
         assert second["text"] == TOKYO
     if api == "responses":
@@ -142,7 +128,7 @@ def test_tool_executed_by_the_sdk(api: str, stream: bool, demo_api_url: str) -> 
         assert replayed[1]["call_id"] == replayed[2]["call_id"]
     else:
         messages = sent[1]["messages"]
-        assert [m["role"] for m in messages] == ["user", "assistant", "tool"]
+        assert [item["role"] for item in messages] == ["user", "assistant", "tool"]
         assert messages[1]["tool_calls"][0]["id"] == messages[2]["tool_call_id"]
 
 
@@ -150,7 +136,7 @@ def test_tool_executed_by_the_sdk(api: str, stream: bool, demo_api_url: str) -> 
 def test_citations_as_sources(api: str, demo_api_url: str) -> None:
     seen = run(f"{api}_citations", demo_api_url).result
     generated, streamed = seen["generated"], seen["streamed"]
-    assert generated["text"] == CITED_TEXT
+    assert generated["text"] == m.CITATIONS_ANSWER
     assert generated["sources"] == SOURCES
     assert streamed["sources"] == SOURCES
     streamed_sources = [p for p in streamed["parts"] if p["type"] == "source"]
@@ -161,42 +147,43 @@ def test_citations_as_sources(api: str, demo_api_url: str) -> None:
         text = generated["content"][0]
         assert text["providerMetadata"]["openai"]["annotations"] == [
             {k: c[k] for k in ("type", "start_index", "end_index", "url", "title")}
-            for c in CITATIONS
+            for c in m.URL_CITATIONS
         ]
         # Streaming, the graph's search progress arrives first, as commentary.
         assert _texts(streamed["parts"]) == [
-            *(("commentary", t) for t in CITATIONS_COMMENTARY),
-            ("final_answer", CITED_TEXT),
+            *(("commentary", t) for t in m.CITATIONS_COMMENTARY),
+            ("final_answer", m.CITATIONS_ANSWER),
         ]
     else:
-        assert streamed["text"] == CITED_TEXT
+        assert streamed["text"] == m.CITATIONS_ANSWER
 
 
 def test_responses_commentary_phase(demo_api_url: str) -> None:
     """The provider exposes `phase` on each text part; `text` joins them all."""
     cell = run("responses_commentary", demo_api_url)
     first, following = cell.result["first"], cell.result["next"]
+    commentary = m.writer_commentary(m.JS_WRITER_PROMPT)
     texts = _texts(first["parts"])
-    assert texts[:5] == [("commentary", t) for t in WRITER_COMMENTARY]
+    assert texts[:5] == [("commentary", t) for t in commentary]
     [(phase, answer)] = texts[5:]
     assert phase == "final_answer"
-    assert answer.startswith(WRITER_ANSWER_START)
+    assert answer.startswith(m.writer_answer_start(m.JS_WRITER_PROMPT))
     # The SDK's `text` is every text part of the step, commentary included: an
     # application showing only the answer filters the parts on their phase.
-    assert first["text"] == "".join(WRITER_COMMENTARY) + answer
+    assert first["text"] == "".join(commentary) + answer
     # The next turn replays the six messages inline, each with its phase.
     replayed = cell.sent("/v1/responses")[1]["input"][1:-1]
-    assert [(m["role"], m["phase"]) for m in replayed] == [
+    assert [(item["role"], item["phase"]) for item in replayed] == [
         ("assistant", "commentary")
     ] * 5 + [("assistant", "final_answer")]
-    assert following["text"] == chat_answer("Shorter, please", messages=8)
+    assert following["text"] == m.chat_answer(m.SHORTER_PROMPT, messages=8)
 
 
 def test_chat_has_no_commentary(demo_api_url: str) -> None:
     seen = run("chat_commentary", demo_api_url).result
     [(phase, answer)] = _texts(seen["parts"])
     assert phase is None
-    assert answer.startswith(WRITER_ANSWER_START)
+    assert answer.startswith(m.writer_answer_start(m.JS_WRITER_PROMPT))
     assert seen["text"] == answer
 
 
@@ -227,11 +214,11 @@ def test_responses_conversation_by_default_references_stored_items(
 def test_responses_conversation_unstored(demo_api_url: str) -> None:
     cell = run("responses_conversation_unstored", demo_api_url)
     assert cell.result.get("error") is None
-    assert cell.result["answer"]["text"] == chat_answer("And LGOS?", messages=3)
+    assert cell.result["answer"]["text"] == m.chat_answer(m.AND_LGOS_PROMPT, messages=3)
     sent = cell.sent("/v1/responses")[1]
     assert sent["store"] is False
     replayed = sent["input"][1]
-    assert MESSAGE_ID.fullmatch(replayed.pop("id"))
+    assert m.MESSAGE_ID.fullmatch(replayed.pop("id"))
     assert replayed == {
         "role": "assistant",
         "content": [{"type": "output_text", "text": ANSWER}],
@@ -242,7 +229,7 @@ def test_responses_conversation_unstored(demo_api_url: str) -> None:
 def test_chat_conversation(demo_api_url: str) -> None:
     cell = run("chat_conversation", demo_api_url)
     assert cell.result.get("error") is None
-    assert cell.result["answer"]["text"] == chat_answer("And LGOS?", messages=3)
+    assert cell.result["answer"]["text"] == m.chat_answer(m.AND_LGOS_PROMPT, messages=3)
     assert cell.sent("/v1/chat/completions")[1]["messages"][1] == {
         "role": "assistant",
         "content": ANSWER,
@@ -258,11 +245,17 @@ def test_responses_interrupt_resumed_with_previous_response_id(
     paused, done = seen["paused"], seen["done"]
     assert paused["finishReason"] == "tool-calls"
     [call] = seen["calls"]
-    assert (call["toolName"], call["input"]) == ("lgos_interrupt", INTERRUPT_PAYLOAD)
+    assert (call["toolName"], call["input"]) == (
+        m.INTERRUPT_FUNCTION,
+        INTERRUPT_PAYLOAD,
+    )
     assert call["toolCallId"].startswith("call_lg_")
-    assert (done["text"], done["finishReason"]) == (APPROVED, "stop")
+    assert (done["text"], done["finishReason"]) == (
+        m.approved(m.JS_REFUND_PROMPT),
+        "stop",
+    )
     first, resume = cell.sent("/v1/responses")
-    assert [t["name"] for t in first["tools"]] == ["lgos_interrupt"]
+    assert [t["name"] for t in first["tools"]] == [m.INTERRUPT_FUNCTION]
     assert resume == {
         "model": "approval",
         "input": [
@@ -282,7 +275,7 @@ def test_responses_interrupt_without_a_declared_tool(demo_api_url: str) -> None:
     [step] = seen["steps"]
     [call] = step["toolCalls"]
     assert (call["toolName"], call["input"], call["invalid"]) == (
-        "lgos_interrupt",
+        m.INTERRUPT_FUNCTION,
         INTERRUPT_PAYLOAD,
         True,
     )
@@ -308,6 +301,6 @@ def test_unknown_model(api: str, demo_api_url: str) -> None:
     seen = run(f"{api}_unknown_model", demo_api_url).result
     for error in (seen["generate"], seen["stream"]):
         assert (error["name"], error["statusCode"]) == ("APICallError", 404)
-        assert error["message"] == NOT_FOUND["message"]
-        assert error["data"] == {"error": NOT_FOUND}
+        assert error["message"] == m.NOT_FOUND["message"]
+        assert error["data"] == {"error": m.NOT_FOUND}
         assert error["url"].endswith(PATH[api])

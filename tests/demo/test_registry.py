@@ -11,6 +11,7 @@ from lgos_demo_api.registry import (
     create_registry,
 )
 from lgos_demo_api.settings import DemoApiSettings
+from tests.clients.matrix import DEMO_MODELS
 
 
 def test_registry_serves_the_chat_graph(offline_settings: DemoApiSettings) -> None:
@@ -47,16 +48,7 @@ def test_registry_serves_every_demo_graph(offline_settings: DemoApiSettings) -> 
         ),
         offline_settings,
     )
-    assert list(registry.graphs) == [
-        "chat",
-        "writer",
-        "citations",
-        "functions",
-        "server-tools",
-        "files",
-        "approval",
-        "deep-research",
-    ]
+    assert list(registry.graphs) == DEMO_MODELS
     assert registry.get_graph("writer").client_settings is WriterSettings
     assert registry.get_graph("citations").client_settings is CitationsSettings
     functions = registry.get_graph("functions")

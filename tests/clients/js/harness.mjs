@@ -1,7 +1,8 @@
 // Shared by the client-matrix scripts: run one cell, record the wire, print JSON.
 //
 // A script is `node <client>.mjs <cell>`: it looks the cell up in its table,
-// runs it against LGOS_BASE_URL (the demo API's OpenAI base URL), and prints
+// runs it against LGOS_BASE_URL (the demo API's OpenAI base URL) with the
+// inputs in LGOS_CELL_INPUTS (JSON, from tests/clients/matrix.py), and prints
 // one JSON object on stdout: {"ok": true, "result": ...} or {"ok": false,
 // "error": ...}, plus "requests", every HTTP exchange the client made (method,
 // path, the JSON body it sent, the status it got, and the body of any error
@@ -27,6 +28,17 @@ if (!baseURL) {
   console.error("LGOS_BASE_URL is not set");
   process.exit(2);
 }
+
+// What the cells send that the tests build their expectations from, written
+// once in tests/clients/matrix.py (JS_INPUTS): the prompts, by name, and what
+// the cells' own get_current_time returns.
+if (!process.env.LGOS_CELL_INPUTS) {
+  console.error("LGOS_CELL_INPUTS is not set (tests/clients/node_cells.py sets it)");
+  process.exit(2);
+}
+const inputs = JSON.parse(process.env.LGOS_CELL_INPUTS);
+export const PROMPTS = inputs.prompts;
+export const TIME_RESULT = inputs.time_result;
 
 export const requests = [];
 
@@ -71,6 +83,16 @@ export function describeError(error) {
   if (error?.cause !== undefined) seen.cause = describeError(error.cause);
   if (Array.isArray(error?.errors)) seen.errors = error.errors.map(describeError);
   return seen;
+}
+
+/** The error a call raised, described; throws if the call succeeded. */
+export async function caught(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return describeError(error);
+  }
+  throw new Error("expected the call to fail");
 }
 
 /** Run the cell named on the command line and print the outcome as JSON. */

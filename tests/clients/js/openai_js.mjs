@@ -3,7 +3,7 @@
 // asserts on it (see harness.mjs for the output format).
 import OpenAI from "openai";
 
-import { baseURL, describeError, main, recordingFetch } from "./harness.mjs";
+import { PROMPTS, TIME_RESULT, baseURL, caught, main, recordingFetch } from "./harness.mjs";
 
 const client = new OpenAI({ baseURL, apiKey: "unused", fetch: recordingFetch, maxRetries: 0 });
 
@@ -17,16 +17,6 @@ const TIME_TOOL = {
     additionalProperties: false,
   },
 };
-const TIME_RESULT = { timezone: "Asia/Tokyo", time: "2026-01-02T03:04:05+09:00" };
-
-async function caught(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return describeError(error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 function textOf(response) {
   return response.output
@@ -45,7 +35,7 @@ const cells = {
   },
 
   async responses_text() {
-    const response = await client.responses.create({ model: "chat", input: "What is LangGraph?" });
+    const response = await client.responses.create({ model: "chat", input: PROMPTS.chat });
     return {
       id: response.id,
       status: response.status,
@@ -57,7 +47,7 @@ const cells = {
   async responses_stream() {
     const stream = await client.responses.create({
       model: "chat",
-      input: "What is LangGraph?",
+      input: PROMPTS.chat,
       stream: true,
     });
     const types = [];
@@ -86,7 +76,7 @@ const cells = {
   async responses_stream_helper() {
     const deltas = [];
     const stream = client.responses
-      .stream({ model: "chat", input: "What is LangGraph?" })
+      .stream({ model: "chat", input: PROMPTS.chat })
       .on("response.output_text.delta", (event) => deltas.push(event.delta));
     const final = await stream.finalResponse();
     return {
@@ -103,15 +93,15 @@ const cells = {
   async responses_conversation() {
     const metadata = { lgos_settings: '{"use_history":true}' };
     const first = await client.responses
-      .stream({ model: "writer", input: "Write about LangGraph" })
+      .stream({ model: "writer", input: PROMPTS.writer })
       .finalResponse();
     const second = await client.responses.create({
       model: "chat",
       metadata,
       input: [
-        { role: "user", content: "Write about LangGraph" },
+        { role: "user", content: PROMPTS.writer },
         ...first.output,
-        { role: "user", content: "Shorter, please" },
+        { role: "user", content: PROMPTS.shorter },
       ],
     });
     return { replayed: first.output.map((item) => item.phase), output_text: second.output_text };
@@ -120,7 +110,7 @@ const cells = {
   async chat_text() {
     const completion = await client.chat.completions.create({
       model: "chat",
-      messages: [{ role: "user", content: "What is LangGraph?" }],
+      messages: [{ role: "user", content: PROMPTS.chat }],
     });
     return completion;
   },
@@ -128,7 +118,7 @@ const cells = {
   async chat_stream_helper() {
     const deltas = [];
     const stream = client.chat.completions
-      .stream({ model: "chat", messages: [{ role: "user", content: "What is LangGraph?" }] })
+      .stream({ model: "chat", messages: [{ role: "user", content: PROMPTS.chat }] })
       .on("content.delta", ({ delta }) => deltas.push(delta));
     const final = await stream.finalChatCompletion();
     return { deltas, final };
@@ -137,7 +127,7 @@ const cells = {
   async chat_stream_raw() {
     const stream = await client.chat.completions.create({
       model: "chat",
-      messages: [{ role: "user", content: "What is LangGraph?" }],
+      messages: [{ role: "user", content: PROMPTS.chat }],
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -147,7 +137,7 @@ const cells = {
   },
 
   async responses_function_round_trip() {
-    const question = "What time is it in Tokyo?";
+    const question = PROMPTS.time;
     const tools = [{ type: "function", ...TIME_TOOL, strict: true }];
     const first = await client.responses.create({ model: "functions", input: question, tools });
     const calls = first.output.filter((item) => item.type === "function_call");
@@ -165,7 +155,7 @@ const cells = {
   },
 
   async chat_function_round_trip() {
-    const messages = [{ role: "user", content: "What time is it in Tokyo?" }];
+    const messages = [{ role: "user", content: PROMPTS.time }];
     const tools = [{ type: "function", function: TIME_TOOL }];
     const first = await client.chat.completions.create({ model: "functions", messages, tools });
     const message = first.choices[0].message;
@@ -180,7 +170,7 @@ const cells = {
   async chat_run_tools() {
     const runner = client.chat.completions.runTools({
       model: "functions",
-      messages: [{ role: "user", content: "Roll two dice" }],
+      messages: [{ role: "user", content: PROMPTS.dice }],
       tools: [
         {
           type: "function",
@@ -199,7 +189,7 @@ const cells = {
   },
 
   async interrupt_resume() {
-    const paused = await client.responses.create({ model: "approval", input: "Refund order 42" });
+    const paused = await client.responses.create({ model: "approval", input: PROMPTS.refund });
     const calls = paused.output.filter(
       (item) => item.type === "function_call" && item.name === "lgos_interrupt",
     );
@@ -221,7 +211,7 @@ const cells = {
 
   async interrupt_stream_resume() {
     const paused = await client.responses
-      .stream({ model: "approval", input: "Refund order 43" })
+      .stream({ model: "approval", input: PROMPTS.refund_rejected })
       .finalResponse();
     const calls = paused.output.filter(
       (item) => item.type === "function_call" && item.name === "lgos_interrupt",
@@ -247,7 +237,7 @@ const cells = {
     return caught(
       client.chat.completions.create({
         model: "approval",
-        messages: [{ role: "user", content: "Refund order 42" }],
+        messages: [{ role: "user", content: PROMPTS.refund }],
       }),
     );
   },
@@ -255,7 +245,7 @@ const cells = {
   async writer_commentary() {
     const done = [];
     const stream = client.responses
-      .stream({ model: "writer", input: "Write about LangGraph" })
+      .stream({ model: "writer", input: PROMPTS.writer })
       .on("response.output_item.done", (event) =>
         done.push({
           type: event.item.type,
@@ -269,7 +259,7 @@ const cells = {
   },
 
   async citations() {
-    const question = "Compare Chat Completions and the Responses API";
+    const question = PROMPTS.citations;
     const response = await client.responses.create({ model: "citations", input: question });
     const added = [];
     const stream = client.responses
@@ -303,7 +293,7 @@ const cells = {
   async background() {
     const queued = await client.responses.create({
       model: "deep-research",
-      input: "Compare how LangGraph and the OpenAI Agents SDK pause for approval.",
+      input: PROMPTS.research,
       tools: [{ type: "web_search" }],
       metadata: { lgos_settings: '{"review_plan":false}' },
       background: true,

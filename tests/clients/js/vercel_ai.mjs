@@ -4,7 +4,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 
-import { baseURL, describeError, main, recordingFetch } from "./harness.mjs";
+import { PROMPTS, TIME_RESULT, baseURL, caught, describeError, main, recordingFetch } from "./harness.mjs";
 
 // The SDK prints its warnings to the console; stdout carries the JSON outcome.
 globalThis.AI_SDK_LOG_WARNINGS = false;
@@ -15,9 +15,6 @@ const API = { responses: openai.responses, chat: openai.chat };
 const generate = (options) => generateText({ maxRetries: 0, ...options });
 const stream = (options) => streamText({ maxRetries: 0, ...options });
 
-const QUESTION = "What is LangGraph?";
-const CITED = "Compare Chat Completions and the Responses API";
-const TIME_RESULT = { timezone: "Asia/Tokyo", time: "2026-01-02T03:04:05+09:00" };
 // The chat graph's setting to answer from the whole conversation.
 const HISTORY = { lgos_settings: '{"use_history":true}' };
 
@@ -31,15 +28,6 @@ const getCurrentTime = tool({
   }),
   execute: async ({ timezone }) => ({ ...TIME_RESULT, asked: timezone }),
 });
-
-async function caught(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return describeError(error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 const sourceView = ({ sourceType, url, title }) => ({ sourceType, url, title });
 
@@ -111,11 +99,11 @@ async function streamed(result) {
 // them; `use_history` makes the answer count the messages the graph saw.
 async function conversation(model, options) {
   const providerOptions = { openai: { ...options, metadata: HISTORY } };
-  const first = await generate({ model: model("chat"), prompt: QUESTION, providerOptions });
+  const first = await generate({ model: model("chat"), prompt: PROMPTS.chat, providerOptions });
   const messages = [
-    { role: "user", content: QUESTION },
+    { role: "user", content: PROMPTS.chat },
     ...first.response.messages,
-    { role: "user", content: "And LGOS?" },
+    { role: "user", content: PROMPTS.and_lgos },
   ];
   try {
     return { answer: generated(await generate({ model: model("chat"), messages, providerOptions })) };
@@ -128,18 +116,19 @@ function cellsFor(api) {
   const model = (id) => API[api](id);
   const timeQuestion = {
     model: model("functions"),
-    prompt: "What time is it in Tokyo?",
+    prompt: PROMPTS.time,
     tools: { get_current_time: getCurrentTime },
     stopWhen: stepCountIs(3), // the SDK runs the function, then asks again
   };
   return {
-    [`${api}_generate`]: async () => generated(await generate({ model: model("chat"), prompt: QUESTION })),
-    [`${api}_stream`]: async () => streamed(stream({ model: model("chat"), prompt: QUESTION })),
+    [`${api}_generate`]: async () =>
+      generated(await generate({ model: model("chat"), prompt: PROMPTS.chat })),
+    [`${api}_stream`]: async () => streamed(stream({ model: model("chat"), prompt: PROMPTS.chat })),
     [`${api}_tool`]: async () => generated(await generate(timeQuestion)),
     [`${api}_tool_stream`]: async () => streamed(stream(timeQuestion)),
     [`${api}_citations`]: async () => ({
-      generated: generated(await generate({ model: model("citations"), prompt: CITED })),
-      streamed: await streamed(stream({ model: model("citations"), prompt: CITED })),
+      generated: generated(await generate({ model: model("citations"), prompt: PROMPTS.citations })),
+      streamed: await streamed(stream({ model: model("citations"), prompt: PROMPTS.citations })),
     }),
     [`${api}_conversation`]: async () => conversation(model, {}),
     [`${api}_unknown_model`]: async () => ({
@@ -170,14 +159,14 @@ const cells = {
   async responses_commentary() {
     const first = stream({
       model: openai.responses("writer"),
-      prompt: "Write about LangGraph",
+      prompt: PROMPTS.writer,
       providerOptions: { openai: { store: false } },
     });
     const view = await streamed(first);
     const messages = [
-      { role: "user", content: "Write about LangGraph" },
+      { role: "user", content: PROMPTS.writer },
       ...(await first.response).messages,
-      { role: "user", content: "Shorter, please" },
+      { role: "user", content: PROMPTS.shorter },
     ];
     const next = await generate({
       model: openai.responses("chat"),
@@ -189,7 +178,7 @@ const cells = {
 
   // Chat Completions carries no commentary: only the answer streams.
   async chat_commentary() {
-    return streamed(stream({ model: openai.chat("writer"), prompt: "Write about LangGraph" }));
+    return streamed(stream({ model: openai.chat("writer"), prompt: PROMPTS.writer }));
   },
 
   // The interrupt surfaces as a call of `lgos_interrupt`, declared as a tool
@@ -202,7 +191,7 @@ const cells = {
     });
     const paused = await generate({
       model: openai.responses("approval"),
-      prompt: "Refund order 42",
+      prompt: PROMPTS.refund,
       tools: { lgos_interrupt: lgosInterrupt },
     });
     const calls = paused.toolCalls.filter((call) => call.toolName === "lgos_interrupt");
@@ -230,11 +219,11 @@ const cells = {
 
   // Without a declared tool: what the SDK makes of a call it was not offered.
   async responses_interrupt_undeclared() {
-    return generated(await generate({ model: openai.responses("approval"), prompt: "Refund order 42" }));
+    return generated(await generate({ model: openai.responses("approval"), prompt: PROMPTS.refund }));
   },
 
   async chat_interrupt_model() {
-    return caught(generate({ model: openai.chat("approval"), prompt: "Refund order 42" }));
+    return caught(generate({ model: openai.chat("approval"), prompt: PROMPTS.refund }));
   },
 };
 
