@@ -299,7 +299,9 @@ async def prepare_run(
         else:
             graph_input = None
         if recorded is not None:  # kept with every checkpoint of the run
-            runnable_config["metadata"][INSTRUCTIONS_METADATA_KEY] = recorded
+            runnable_config.setdefault("metadata", {})[INSTRUCTIONS_METADATA_KEY] = (
+                recorded
+            )
         run = PreparedRun(
             request=request,
             config=config,
