@@ -101,3 +101,111 @@ async def test_disconnect_cancels_the_run(
     await asyncio.sleep(0.1)
     assert (probe.cancelled, probe.finished) == (1, 0)
     assert [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"] == []
+
+
+class ResumeProbe:
+    """Counts the runs of the node after the pause; blocks it while ``hold``."""
+
+    def __init__(self) -> None:
+        self.hold = True
+        self.started = asyncio.Event()
+        self.starts = 0
+        self.cancelled = 0
+        self.finished = 0
+
+
+def pausing_graph(probe: ResumeProbe) -> Any:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import interrupt
+
+    class State(MessagesState):
+        decision: str
+
+    def ask(state: State) -> dict[str, Any]:
+        return {"decision": interrupt({"question": "Go ahead?"})}
+
+    async def act(state: State) -> dict[str, Any]:
+        probe.starts += 1
+        probe.started.set()
+        try:
+            while probe.hold:
+                await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            probe.cancelled += 1
+            raise
+        probe.finished += 1
+        return {"messages": [AIMessage(f"Done: {state['decision']}")]}
+
+    builder = StateGraph(State)
+    builder.add_node("ask", ask)
+    builder.add_node("act", act)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", "act")
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+async def test_a_dropped_streaming_resume_keeps_its_pause() -> None:
+    from langgraph_openai_serve import GraphFeature, InMemoryRunCoordinator
+
+    probe = ResumeProbe()
+    app = FastAPI()
+    registry = GraphRegistry(
+        graphs={
+            "pausing": GraphConfig(
+                graph=pausing_graph(probe),
+                description="Pauses, then acts.",
+                features=frozenset({GraphFeature.INTERRUPTS}),
+            )
+        },
+        run_coordinator=InMemoryRunCoordinator(),
+    )
+    LanggraphOpenaiServe(registry, app).bind_openai_api()
+    port = free_port()
+    uv_server = uvicorn.Server(
+        uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
+    )
+    task = asyncio.create_task(uv_server.serve())
+    while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
+        await asyncio.sleep(0.01)
+    try:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}/v1", timeout=10
+        ) as client:
+            paused = (
+                await client.post("/responses", json={"model": "pausing", "input": "x"})
+            ).json()
+            [call] = [i for i in paused["output"] if i["type"] == "function_call"]
+            resume = {
+                "model": "pausing",
+                "previous_response_id": paused["id"],
+                "input": [
+                    {
+                        "type": "function_call_output",
+                        "call_id": call["call_id"],
+                        "output": "yes",
+                    }
+                ],
+                "stream": True,
+            }
+            async with client.stream("POST", "/responses", json=resume) as response:
+                assert response.status_code == 200
+                await asyncio.wait_for(probe.started.wait(), 10)
+            # The client left mid-run: the run is cancelled, the pause kept.
+            for _ in range(200):
+                if probe.cancelled:
+                    break
+                await asyncio.sleep(0.025)
+            assert (probe.starts, probe.cancelled, probe.finished) == (1, 1, 0)
+            probe.hold = False
+            # The identical resume, with the same Response and call IDs.
+            retried = await client.post("/responses", json={**resume, "stream": False})
+            assert retried.status_code == 200, retried.text
+            assert retried.json()["output"][-1]["content"][0]["text"] == "Done: yes"
+            assert (probe.starts, probe.finished) == (2, 1)
+            # A finished run is gone: replaying its resume is the safe 409.
+            again = await client.post("/responses", json={**resume, "stream": False})
+            assert again.status_code == 409
+            assert again.json()["error"]["code"] == "interrupt_state_conflict"
+    finally:
+        uv_server.should_exit = True
+        await task

@@ -33,6 +33,8 @@ class ParallelState(MessagesState):
 def approval_graph(checkpointer: BaseCheckpointSaver, counter: Counter) -> Any:
     def prepare(state: ApprovalState) -> dict[str, Any]:
         counter.prepare += 1
+        if state["messages"][-1].text == "explode":  # fails before any pause
+            raise RuntimeError("prepare failed")
         return {}
 
     def review(state: ApprovalState) -> dict[str, Any]:

@@ -450,9 +450,11 @@ async def test_invalid_resume_leaves_the_run_paused(
 
 
 @pytest.mark.parametrize("stream", [False, True])
-async def test_failed_resume_deletes_the_run(
+async def test_a_failed_resume_keeps_its_pause(
     env: tuple[Env, AsyncOpenAI], stream: bool
 ) -> None:
+    # Like a crash: the resume exposed neither a batch nor a result, so the
+    # pause it answered stays resumable with the same Response and call IDs.
     state, client = env
     paused = await client.responses.create(model="approval", input="x")
     request = {
@@ -460,16 +462,35 @@ async def test_failed_resume_deletes_the_run(
         "previous_response_id": paused.id,
         "input": answers(calls_of(paused), "explode"),
     }
-    if stream:
-        events = [
-            e async for e in await client.responses.create(**request, stream=True)
-        ]
-        assert events[-1].type == "response.failed"
-    else:
-        with pytest.raises(openai.InternalServerError):
-            await client.responses.create(**request)
+    for _attempt in range(2):  # the identical retry fails the same way, no 409
+        if stream:
+            events = [
+                e async for e in await client.responses.create(**request, stream=True)
+            ]
+            assert events[-1].type == "response.failed"
+        else:
+            with pytest.raises(openai.InternalServerError):
+                await client.responses.create(**request)
+        assert len(await state.threads()) == 1
+        assert state.coordinator.held == frozenset()
+    done = await client.responses.create(
+        **{**request, "input": answers(calls_of(paused), "ok")}
+    )
+    assert done.output_text == "Decision: ok"
+    assert await state.threads() == set()  # a finished run leaves nothing
+    with pytest.raises(openai.ConflictError) as replayed:
+        await client.responses.create(**request)
+    assert replayed.value.code == "interrupt_state_conflict"
+
+
+async def test_a_failed_first_request_leaves_nothing(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # Work that never exposed a batch is cleaned up.
+    state, client = env
+    with pytest.raises(openai.InternalServerError):
+        await client.responses.create(model="approval", input="explode")
     assert await state.threads() == set()
-    assert state.coordinator.held == frozenset()
 
 
 async def test_sweep_deletes_only_expired_unleased_lgos_runs(

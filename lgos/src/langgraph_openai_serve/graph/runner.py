@@ -31,6 +31,7 @@ import anyio
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import patch_config
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StreamMode
 
@@ -118,11 +119,17 @@ paused interrupt run, the :class:`LangGraphInterruptBatch`."""
 
 
 class Disposition(Enum):
-    """What happens to an interrupt run's checkpoint when the run closes."""
+    """What happens to an interrupt run's checkpoint when the run closes.
+
+    A first request cleans up unless it hands out a batch; a resume keeps the
+    pause it answers until it hands out a new batch or the graph finishes, so
+    a resume cut off by a disconnect, a cancellation or a failure leaves the
+    pause resumable, as a crash does (beyond seed 000's best-effort cleanup).
+    """
 
     UNTOUCHED = "untouched"  # nothing executed: leave state as it is
-    CLEANUP = "cleanup"  # executing or finished: delete the thread
-    RETAINED = "retained"  # an interrupt batch was handed out: keep it
+    CLEANUP = "cleanup"  # a first run executing, or the graph finished: delete
+    RETAINED = "retained"  # a batch is out (or being answered): keep the thread
 
 
 @dataclass(slots=True)
@@ -140,6 +147,9 @@ class PreparedRun:
         run_id: The run UUID of an interrupt run, else None.
         pending: A batch to re-emit without executing (a retried initial
             request whose run is already paused), else None.
+        resume_from: The checkpoint ID of the pause a resume answers when a
+            later checkpoint (left by an earlier, cut-off resume) hides it;
+            the run forks from it. None to continue from the latest.
 
     """
 
@@ -152,6 +162,7 @@ class PreparedRun:
     _usage: UsageCollector = field(repr=False)
     run_id: uuid.UUID | None = None
     pending: LangGraphInterruptBatch | None = None
+    resume_from: str | None = None
     disposition: Disposition = Disposition.UNTOUCHED
 
     @property
@@ -165,20 +176,44 @@ class PreparedRun:
         return self.run_id is not None
 
 
-async def _pending_batch(
+# How far back a pause may hide: a cut-off resume leaves one exit checkpoint
+# (exit durability), and a retry forks from the pause again.
+_PAUSE_SEARCH_DEPTH = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _Pause:
+    batch: LangGraphInterruptBatch
+    instructions: str | None  # the run's instructions digest
+    hidden: bool  # a later checkpoint (of a cut-off resume) hides it
+
+
+async def _find_pause(
     graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
-) -> tuple[LangGraphInterruptBatch | None, str | None]:
-    """Return the paused batch (None if not paused) and the instructions digest."""
+) -> _Pause | None:
+    """Return the run's pause, or None when it is not paused.
+
+    The pause is the latest checkpoint with pending interrupts: the latest
+    one, or an ancestor hidden by the exit checkpoint that a cut-off resume
+    wrote (a finished run has no thread left to search).
+    """
     snapshot = await graph.aget_state(config)
+    hidden = False
+    for _ in range(_PAUSE_SEARCH_DEPTH):
+        if snapshot.interrupts or snapshot.parent_config is None:
+            break
+        snapshot = await graph.aget_state(snapshot.parent_config)
+        hidden = True
     if not snapshot.interrupts:
-        return None, None
+        return None
     batch = LangGraphInterruptBatch(
         run_id=run_id,
         checkpoint_key=config.get("configurable", {})["thread_id"],
         checkpoint_id=snapshot.config.get("configurable", {})["checkpoint_id"],
         interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
     )
-    return batch, (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
+    digest = (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
+    return _Pause(batch, digest, hidden)
 
 
 async def _delete_thread(graph: CompiledStateGraph, thread_id: str) -> None:
@@ -284,12 +319,17 @@ async def prepare_run(
                 code="run_busy",
                 status_code=409,
             ) from None
-        pending, recorded = await _pending_batch(graph, runnable_config, run_id)
+        pause = await _find_pause(graph, runnable_config, run_id)
+        pending = pause.batch if pause is not None else None
+        recorded = pause.instructions if pause is not None else None
+        resume_from = None
         if resume is not None:
-            if pending is None:
+            if pause is None or pending is None:
                 raise conflict("This operation is not paused: it finished or expired.")
             graph_input: Any = Command(resume=resume_command_values(resume, pending))
             check_resumed_instructions(resume, recorded)
+            if pause.hidden:  # fork from the pause, past the cut-off attempt
+                resume_from = pending.checkpoint_id
             pending = None
         elif pending is None:
             # A leftover without pending interrupts is a dead run: start afresh.
@@ -312,6 +352,7 @@ async def prepare_run(
             _usage=usage,
             run_id=run_id,
             pending=pending,
+            resume_from=resume_from,
         )
         try:
             yield run
@@ -389,12 +430,23 @@ async def stream_run_batches(
         modes.append("updates")
         tracker = ServerToolTracker(run.request.server_tools)
     kwargs: dict[str, Any] = {}
+    config = run.runnable_config
     if run.interrupts:
         kwargs["durability"] = "exit"
-        run.disposition = Disposition.CLEANUP
+        resuming = isinstance(run.graph_input, Command)
+        # Until the graph finishes, a resume keeps the pause it answers.
+        run.disposition = Disposition.RETAINED if resuming else Disposition.CLEANUP
+        if run.resume_from is not None:
+            config = patch_config(
+                config,
+                configurable={
+                    **config.get("configurable", {}),
+                    "checkpoint_id": run.resume_from,
+                },
+            )
     parts = run.graph.astream(
         run.graph_input,
-        config=run.runnable_config,
+        config=config,
         context=run.context,
         stream_mode=modes,
         # Custom (status) events written inside subgraphs reach the root
@@ -477,15 +529,15 @@ async def stream_run_batches(
                 await settle(task)
         if interrupted:
             assert run.run_id is not None
-            pending, _ = await _pending_batch(
-                run.graph, run.runnable_config, run.run_id
-            )
-            if pending is None:
+            pause = await _find_pause(run.graph, run.runnable_config, run.run_id)
+            if pause is None or pause.hidden:
                 msg = "The graph reported interrupts but no pending state was saved."
                 raise GraphError(msg)
             run.disposition = Disposition.RETAINED
-            final = pending
+            final = pause.batch
         else:
+            if run.interrupts:  # finished: nothing is left to resume
+                run.disposition = Disposition.CLEANUP
             if not has_output:
                 msg = "The graph finished without producing output."
                 raise GraphError(msg)
