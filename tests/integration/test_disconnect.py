@@ -104,10 +104,10 @@ async def test_disconnect_cancels_the_run(
 
 
 class ResumeProbe:
-    """Counts the runs of the node after the pause; blocks it while ``hold``."""
+    """Counts the runs of the node after the pause; blocks it until ``release``."""
 
     def __init__(self) -> None:
-        self.hold = True
+        self.release = asyncio.Event()
         self.started = asyncio.Event()
         self.starts = 0
         self.cancelled = 0
@@ -128,8 +128,7 @@ def pausing_graph(probe: ResumeProbe) -> Any:
         probe.starts += 1
         probe.started.set()
         try:
-            while probe.hold:
-                await asyncio.sleep(0.01)
+            await probe.release.wait()
         except asyncio.CancelledError:
             probe.cancelled += 1
             raise
@@ -196,7 +195,7 @@ async def test_a_dropped_streaming_resume_keeps_its_pause() -> None:
                     break
                 await asyncio.sleep(0.025)
             assert (probe.starts, probe.cancelled, probe.finished) == (1, 1, 0)
-            probe.hold = False
+            probe.release.set()
             # The identical resume, with the same Response and call IDs.
             retried = await client.post("/responses", json={**resume, "stream": False})
             assert retried.status_code == 200, retried.text
