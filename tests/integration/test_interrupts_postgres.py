@@ -184,3 +184,50 @@ def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None
 
     assert asyncio.run(sweep()) == 1
     assert thread_count(postgres_uri) == 0
+
+
+def _lines(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def _wait_for(predicate: Any, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_dropped_streaming_resume_keeps_its_pause_across_processes(
+    two_servers: list[str], tmp_path: Path
+) -> None:
+    # Server A runs the resume; its client drops mid-run. The identical resume
+    # then completes on server B: the node after the pause ran to completion
+    # once, with the same Response and call IDs.
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    a, b = two_servers
+    paused = client(a).responses.create(model="approval", input="Refund order 44")
+    body = resume_body(paused, f"gate:{gate}")
+    with (
+        httpx.Client(timeout=30) as http,
+        http.stream("POST", f"{a}/responses", json={**body, "stream": True}) as cut,
+    ):
+        assert cut.status_code == 200
+        _wait_for(lambda: len(_lines(gate / "log")) == 1)
+    _wait_for(lambda: len(_lines(gate / "log")) == 2)  # A cancelled its run
+    (gate / "open").touch()
+    deadline = time.monotonic() + 20
+    while True:  # A releases the lease just after cancelling
+        try:
+            done = client(b).responses.create(**body)
+            break
+        except openai.ConflictError as busy:
+            assert busy.code == "run_busy" and time.monotonic() < deadline
+            time.sleep(0.05)
+    assert done.output_text == f"Decision: gate:{gate}"
+    events = [line.split() for line in _lines(gate / "log")]
+    assert [event for _, event in events] == ["start", "cancelled", "start", "done"]
+    assert events[0][0] != events[2][0]  # two processes, one completion
+    with pytest.raises(openai.ConflictError) as replayed:
+        client(a).responses.create(**body)
+    assert replayed.value.code == "interrupt_state_conflict"

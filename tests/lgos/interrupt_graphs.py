@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import os
+from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage
@@ -20,6 +22,27 @@ class Counter:
     def __init__(self) -> None:
         self.prepare = 0
         self.review = 0
+
+
+async def _pass_gate(gate: Path) -> None:
+    """Log ``start``, wait until another process creates ``gate/open``, log ``done``.
+
+    A cancelled wait logs ``cancelled``: the log tells which process ran the
+    node and how far (``gate/log``), across processes.
+    """
+
+    def log(line: str) -> None:
+        with (gate / "log").open("a") as out:
+            out.write(f"{os.getpid()} {line}\n")
+
+    log("start")
+    try:
+        while not (gate / "open").exists():  # noqa: ASYNC110 - another process opens it
+            await asyncio.sleep(0.02)
+    except asyncio.CancelledError:
+        log("cancelled")
+        raise
+    log("done")
 
 
 class ApprovalState(MessagesState):
@@ -53,6 +76,8 @@ def approval_graph(checkpointer: BaseCheckpointSaver, counter: Counter) -> Any:
             raise RuntimeError("finish failed")
         if state["decision"] == "slow":
             await asyncio.sleep(60)
+        if state["decision"].startswith("gate:"):
+            await _pass_gate(Path(state["decision"][5:]))
         return {"messages": [AIMessage(f"Decision: {state['decision']}")]}
 
     builder = StateGraph(ApprovalState)
