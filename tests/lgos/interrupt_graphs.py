@@ -22,6 +22,7 @@ class Counter:
     def __init__(self) -> None:
         self.prepare = 0
         self.review = 0
+        self.slow = asyncio.Event()  # set when a "slow" decision starts its wait
 
 
 async def _pass_gate(gate: Path) -> None:
@@ -75,6 +76,7 @@ def approval_graph(checkpointer: BaseCheckpointSaver, counter: Counter) -> Any:
         if state["decision"] == "explode":
             raise RuntimeError("finish failed")
         if state["decision"] == "slow":
+            counter.slow.set()
             await asyncio.sleep(60)
         if state["decision"].startswith("gate:"):
             await _pass_gate(Path(state["decision"][5:]))

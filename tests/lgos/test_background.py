@@ -74,6 +74,7 @@ def slow_graph(gate: Gate) -> Any:
 class Env:
     def __init__(self) -> None:
         self.gate = Gate()
+        self.counter = Counter()
         self.seen: list[dict[str, Any]] = []
         saver = InMemorySaver()
         self.registry = GraphRegistry(
@@ -92,7 +93,7 @@ class Env:
                     graph=slow_graph(Gate()), description="FG."
                 ),
                 "approval": GraphConfig(
-                    graph=approval_graph(saver, Counter()),
+                    graph=approval_graph(saver, self.counter),
                     description="Approval.",
                     features=BACKGROUND | {GraphFeature.INTERRUPTS},
                 ),
@@ -338,6 +339,36 @@ async def test_background_interrupts(env: tuple[Env, AsyncOpenAI]) -> None:
         ).id,
     )
     assert bg_done.output_text == "Decision: reject"
+
+
+@pytest.mark.parametrize("outcome", ["failed", "cancelled"])
+async def test_a_background_resume_cut_off_keeps_its_pause(
+    env: tuple[Env, AsyncOpenAI], outcome: str
+) -> None:
+    state, client = env
+    paused = await client.responses.create(model="approval", input="refund?")
+    [call] = [i for i in paused.output if i.type == "function_call"]
+
+    def answer(output: str) -> list[dict[str, str]]:
+        return [
+            {"type": "function_call_output", "call_id": call.call_id, "output": output}
+        ]
+
+    queued = await client.responses.create(
+        model="approval",
+        previous_response_id=paused.id,
+        input=answer("explode" if outcome == "failed" else "slow"),
+        background=True,
+    )
+    if outcome == "cancelled":
+        await asyncio.wait_for(state.counter.slow.wait(), 10)  # in the last node
+        await client.responses.cancel(queued.id)
+    assert (await poll(client, queued.id)).status == outcome
+    # The pause it answered is still there, with the same call IDs.
+    done = await client.responses.create(
+        model="approval", previous_response_id=paused.id, input=answer("ok")
+    )
+    assert done.output_text == "Decision: ok"
 
 
 async def test_the_run_records_the_submitting_request_id(

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import orjson
-from anyio import CancelScope, create_task_group
+from anyio import CancelScope, Event, create_task_group, move_on_after
 from anyio.abc import TaskGroup
 
 from langgraph_openai_serve.api.responses.encode import ResponseFrame, collect_response
@@ -50,6 +50,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+CANCEL_WAIT_SECONDS = 10.0
+"""How long :meth:`InMemoryBackgroundBackend.cancel` waits for a run to stop."""
 
 BackgroundStatus = Literal[
     "queued", "in_progress", "completed", "failed", "cancelled", "incomplete"
@@ -270,6 +273,7 @@ class InMemoryBackgroundBackend:
     _runs: dict[str, BackgroundRun] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)
     _scopes: dict[str, CancelScope] = field(default_factory=dict)
+    _stopped: dict[str, Event] = field(default_factory=dict)
     _tasks: TaskGroup | None = None
 
     @asynccontextmanager
@@ -299,6 +303,7 @@ class InMemoryBackgroundBackend:
         self._runs[run.id] = run
         self._keys[job.idempotency_key] = run.id
         self._scopes[run.id] = CancelScope()
+        self._stopped[run.id] = Event()
         self._tasks.start_soon(self._execute, run)
         return run
 
@@ -307,27 +312,40 @@ class InMemoryBackgroundBackend:
         return self._runs.get(run_id)
 
     async def cancel(self, run_id: str) -> None:
-        """Cancel a queued or running run; a finished run keeps its outcome."""
+        """Cancel a queued or running run; a finished run keeps its outcome.
+
+        Returns once the run has stopped and released what it held (an
+        interrupt run's lease), so the caller may resume its pause at once;
+        it waits at most :data:`CANCEL_WAIT_SECONDS`.
+        """
         run = self._runs.get(run_id)
         if run is None or run.status in TERMINAL_STATUSES:
             return
         run.status = "cancelled"
         if (scope := self._scopes.get(run_id)) is not None:
             scope.cancel()
+        if (stopped := self._stopped.get(run_id)) is not None:
+            with move_on_after(CANCEL_WAIT_SECONDS):
+                await stopped.wait()
 
     async def _execute(self, run: BackgroundRun) -> None:
         scope = self._scopes[run.id]
-        with scope:
-            if run.status == "cancelled":
-                return
-            run.status = "in_progress"
-            response = await execute_background_job(run.job, run.id, self.registry)
-            run.response = response
-            run.status = response["status"]
-        self._scopes.pop(run.id, None)
-        if scope.cancelled_caught or run.status == "cancelled":
-            run.status = "cancelled"
-            run.response = None
+        try:
+            with scope:
+                if run.status == "cancelled":
+                    return
+                run.status = "in_progress"
+                response = await execute_background_job(
+                    run.job, run.id, self.registry
+                )
+                run.response = response
+                run.status = response["status"]
+            self._scopes.pop(run.id, None)
+            if scope.cancelled_caught or run.status == "cancelled":
+                run.status = "cancelled"
+                run.response = None
+        finally:
+            self._stopped.pop(run.id).set()
 
 
 def new_job(
