@@ -208,3 +208,78 @@ async def test_a_dropped_streaming_resume_keeps_its_pause() -> None:
     finally:
         uv_server.should_exit = True
         await task
+
+
+class StepProbe:
+    """Counts a looping graph's steps, and notes when its run is cancelled."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.cancelled = asyncio.Event()
+        self.started = asyncio.Event()
+
+
+def counting_graph(probe: StepProbe) -> Any:
+    async def step(state: MessagesState) -> dict[str, Any]:
+        probe.started.set()
+        try:
+            for _ in range(400):  # about 8 s of work, one await per step
+                probe.steps += 1
+                await asyncio.sleep(0.02)
+        except asyncio.CancelledError:
+            probe.cancelled.set()
+            raise
+        return {"messages": [AIMessage(f"{probe.steps} steps")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    return builder.compile()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/responses", {"model": "counting", "input": "x"}),
+        (
+            "/v1/chat/completions",
+            {"model": "counting", "messages": [{"role": "user", "content": "x"}]},
+        ),
+    ],
+)
+async def test_a_non_streaming_client_leaving_stops_the_run(
+    path: str, body: dict
+) -> None:
+    probe = StepProbe()
+    app = FastAPI()
+    registry = GraphRegistry(
+        graphs={
+            "counting": GraphConfig(graph=counting_graph(probe), description="Counts.")
+        }
+    )
+    LanggraphOpenaiServe(registry, app).bind_openai_api()
+    port = free_port()
+    uv_server = uvicorn.Server(
+        uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
+    )
+    task = asyncio.create_task(uv_server.serve())
+    while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
+        await asyncio.sleep(0.01)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            request = asyncio.create_task(client.post(path, json=body, timeout=30))
+            await asyncio.wait_for(probe.started.wait(), 10)
+            await asyncio.sleep(0.1)  # a few steps in
+            request.cancel()  # the client gives up and closes its connection
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            left_at = probe.steps
+        await asyncio.wait_for(probe.cancelled.wait(), 5)
+        # Stopped within one await of the graph, not 8 s and ~400 steps later.
+        assert probe.steps - left_at <= 1, (left_at, probe.steps)
+        await asyncio.sleep(0.2)
+        assert probe.steps - left_at <= 1
+        assert [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"] == []
+    finally:
+        uv_server.should_exit = True
+        await task

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
 from starlette.requests import Request
@@ -30,6 +31,8 @@ from langgraph_openai_serve.request_context import (
 __all__ = ["failure_message", "resolve_scope", "respond"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 async def resolve_scope(http_request: Request) -> str:
@@ -59,6 +62,47 @@ def failure_message(exc: BaseException) -> str:
     if isinstance(exc, GraphError):
         return str(exc)
     return "The graph run failed."
+
+
+CLIENT_CLOSED_REQUEST = 499
+"""The status logged for a request whose client left before its answer."""
+
+
+class ClientLeft(Exception):
+    """The client disconnected before a non-streaming answer was ready."""
+
+
+async def _wait_for_disconnect(request: Request, deadline: asyncio.Timeout) -> None:
+    # The body has been read, so the next ASGI message is the disconnect
+    # (or, once the answer is sent, nothing this task lives to see).
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    deadline.reschedule(asyncio.get_running_loop().time())
+
+
+async def _unless_client_leaves(request: Request, work: Awaitable[T]) -> T:
+    """Await ``work``; cancel it at once if the client disconnects first.
+
+    Streams stop when their client leaves (sse-starlette watches for the
+    disconnect); this does the same for non-streaming answers, so a run
+    nobody waits for stops at its graph's next ``await``.
+
+    Raises:
+        ClientLeft: The client disconnected; ``work`` was cancelled.
+
+    """
+    deadline = asyncio.timeout(None)
+    try:
+        async with deadline:
+            watcher = asyncio.ensure_future(_wait_for_disconnect(request, deadline))
+            try:
+                return await work
+            finally:
+                watcher.cancel()
+    except TimeoutError:
+        if deadline.expired():  # not a TimeoutError the graph raised
+            raise ClientLeft from None
+        raise
 
 
 async def respond(
@@ -118,7 +162,12 @@ async def respond(
     if not stream:
         async with stack:
             try:
-                response = json_response(await collect(run))
+                response = json_response(
+                    await _unless_client_leaves(http_request, collect(run))
+                )
+            except ClientLeft:
+                # Nobody is listening: the run was cancelled, as a stream's is.
+                return Response(status_code=CLIENT_CLOSED_REQUEST)
             except OpenAIHTTPException:
                 raise
             except Exception as exc:
