@@ -194,6 +194,7 @@ class LanggraphOpenaiServe:
         openai_app.state.checkpoint_scope = self.checkpoint_scope
         openai_app.state.background_backend = self.background
         openai_app.state.created = int(time.time())
+        openai_app.state.max_request_bytes = self.settings.max_request_bytes
         configure_openai_error_handlers(openai_app)
         # The routers declare (and document) the routes; the app serves their
         # endpoints as plain Starlette routes.

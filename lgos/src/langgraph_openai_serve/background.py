@@ -335,9 +335,7 @@ class InMemoryBackgroundBackend:
                 if run.status == "cancelled":
                     return
                 run.status = "in_progress"
-                response = await execute_background_job(
-                    run.job, run.id, self.registry
-                )
+                response = await execute_background_job(run.job, run.id, self.registry)
                 run.response = response
                 run.status = response["status"]
             self._scopes.pop(run.id, None)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["LgosSettings", "normalize_openai_api_prefix"]
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "LgosSettings", "normalize_openai_api_prefix"]
+
+DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""16 MiB: far above a long conversation's text (files travel as IDs)."""
 
 
 def normalize_openai_api_prefix(prefix: str) -> str:
@@ -32,6 +35,9 @@ class LgosSettings(BaseSettings):
             (``LGOS_OPENAI_API_PREFIX``, default ``/v1``).
         openai_api_docs_enabled: Serve ``{prefix}/docs``, ``{prefix}/redoc``
             and ``{prefix}/openapi.json`` (``LGOS_OPENAI_API_DOCS_ENABLED``).
+        max_request_bytes: The largest request body the OpenAI routes read
+            (``LGOS_MAX_REQUEST_BYTES``, default 16 MiB); a larger one is
+            refused with HTTP 413 while it is being read, before any parsing.
         enable_langfuse: Add the process-wide Langfuse callback to every graph
             run (``LGOS_ENABLE_LANGFUSE``; needs the ``tracing`` extra and
             Langfuse's ``LANGFUSE_*`` keys). A deployment toggle: the runner
@@ -44,6 +50,7 @@ class LgosSettings(BaseSettings):
 
     openai_api_prefix: str = "/v1"
     openai_api_docs_enabled: bool = False
+    max_request_bytes: int = Field(default=DEFAULT_MAX_REQUEST_BYTES, ge=1024)
     enable_langfuse: bool = False
 
     @field_validator("openai_api_prefix")

@@ -15,22 +15,58 @@ from starlette.requests import Request
 
 from langgraph_openai_serve.api.errors import invalid_request
 from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.settings import DEFAULT_MAX_REQUEST_BYTES
 
-__all__ = ["parse_body"]
+__all__ = ["parse_body", "read_body"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+async def read_body(request: Request) -> bytes:
+    """Read the request body, refusing one over the app's size limit.
+
+    The limit is ``request.app.state.max_request_bytes`` (``LGOS_MAX_REQUEST_BYTES``).
+    A ``Content-Length`` over it is refused before reading; a body without
+    one (chunked) is refused as soon as it passes the limit, so memory never
+    holds more than the limit.
+
+    Raises:
+        InvalidRequestError: 413 ``request_too_large``.
+
+    """
+    limit = getattr(request.app.state, "max_request_bytes", DEFAULT_MAX_REQUEST_BYTES)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> InvalidRequestError:
+    return InvalidRequestError(
+        f"The request body is larger than this server's limit of {limit} bytes.",
+        code="request_too_large",
+        status_code=413,
+    )
 
 
 async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
     """Read, parse and validate the JSON body of ``request`` as ``model``.
 
     Raises:
-        InvalidRequestError: 400 ``invalid_json`` for a body that is not
-            strict JSON (UTF-8, no lone surrogates, no NaN), or the first
-            validation error with its parameter.
+        InvalidRequestError: 413 ``request_too_large`` for a body over the
+            size limit (see :func:`read_body`), 400 ``invalid_json`` for a
+            body that is not strict JSON (UTF-8, no lone surrogates, no NaN),
+            or the first validation error with its parameter.
 
     """
-    raw = await request.body()
+    raw = await read_body(request)
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
