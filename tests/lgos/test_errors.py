@@ -327,3 +327,64 @@ def test_every_server_error_envelope_says_server_error() -> None:
         error = reply.json()["error"]
         assert (error["type"], error["code"]) == ("server_error", "server_error")
         assert "internal detail" not in error["message"]
+
+
+def _scoped_client(resolver):
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from langgraph_openai_serve import LanggraphOpenaiServe
+    from tests.lgos.graphs import make_registry
+
+    host = FastAPI()
+    LanggraphOpenaiServe(
+        make_registry(), host, checkpoint_scope=resolver
+    ).bind_openai_api()
+    return TestClient(host, raise_server_exceptions=False)
+
+
+def test_a_scope_resolver_may_refuse_with_its_own_status() -> None:
+    from fastapi import HTTPException
+
+    def tenant(request) -> str:
+        if "x-tenant" not in request.headers:
+            raise HTTPException(
+                401, "Sign in first.", headers={"WWW-Authenticate": "Bearer"}
+            )
+        return request.headers["x-tenant"]
+
+    client = _scoped_client(tenant)
+    for path, body in (
+        ("/v1/responses", {"model": "echo", "input": "x"}),
+        ("/v1/responses", {"model": "echo", "input": "x", "stream": True}),
+        (
+            "/v1/chat/completions",
+            {"model": "echo", "messages": [{"role": "user", "content": "x"}]},
+        ),
+    ):
+        reply = client.post(path, json=body)
+        assert reply.status_code == 401, reply.text
+        validate("ErrorResponse", reply.json())
+        assert reply.json()["error"]["message"] == "Sign in first."
+        assert reply.headers["www-authenticate"] == "Bearer"
+        assert reply.headers["x-request-id"].startswith("req_")
+    ok = client.post(
+        "/v1/responses", json={"model": "echo", "input": "x"}, headers={"x-tenant": "t"}
+    )
+    assert ok.status_code == 200
+
+
+@pytest.mark.parametrize("outcome", ["raises", "empty"])
+def test_a_failing_scope_resolver_is_a_server_error(outcome: str) -> None:
+    def broken(request) -> str:
+        if outcome == "raises":
+            raise RuntimeError("database down: secret detail")
+        return ""
+
+    client = _scoped_client(broken)
+    reply = client.post("/v1/responses", json={"model": "echo", "input": "x"})
+    assert reply.status_code == 500
+    validate("ErrorResponse", reply.json())
+    error = reply.json()["error"]
+    assert error["message"] == "The checkpoint scope could not be resolved."
+    assert (error["type"], error["code"]) == ("server_error", "server_error")

@@ -12,6 +12,7 @@ from contextlib import AsyncExitStack
 from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -38,18 +39,30 @@ T = TypeVar("T")
 async def resolve_scope(http_request: Request) -> str:
     """Return the server-trusted checkpoint scope for this HTTP request.
 
+    A resolver may refuse a request by raising an ``HTTPException`` (401 for
+    a request without a tenant, say) or an :class:`OpenAIHTTPException`:
+    the client gets its status and message in the OpenAI envelope.
+
     Raises:
-        GraphError: The configured resolver returned something other than a
-            non-empty string (a deployment error, reported as a 500).
+        HTTPException: The resolver's own refusal, unchanged.
+        OpenAIHTTPException: The resolver's own refusal, unchanged.
+        ServerError: The resolver failed otherwise (logged with its
+            traceback) or returned something other than a non-empty string.
 
     """
     resolver = http_request.app.state.checkpoint_scope
-    scope = resolver(http_request)
-    if inspect.isawaitable(scope):
-        scope = await scope
+    try:
+        scope = resolver(http_request)
+        if inspect.isawaitable(scope):
+            scope = await scope
+    except (HTTPException, OpenAIHTTPException):
+        raise
+    except Exception as exc:
+        logger.exception("The checkpoint scope resolver failed")
+        raise ServerError("The checkpoint scope could not be resolved.") from exc
     if not isinstance(scope, str) or not scope:
-        msg = "The checkpoint scope resolver must return a non-empty string."
-        raise GraphError(msg)
+        logger.error("The checkpoint scope resolver returned %r", scope)
+        raise ServerError("The checkpoint scope could not be resolved.")
     return scope
 
 
@@ -153,10 +166,10 @@ async def respond(
                 instructions=instructions,
             )
         )
-    except OpenAIHTTPException:
+    except (HTTPException, OpenAIHTTPException):
         raise
     except Exception as exc:
-        # A graph factory, adapter or scope resolver failed: logged here once.
+        # A graph factory or adapter failed: logged here once.
         logger.exception("Graph run preparation failed (model %s)", graph_request.model)
         raise ServerError(failure_message(exc)) from exc
     if not stream:
