@@ -15,15 +15,15 @@ default:
 sync:
     uv sync --all-packages --frozen --quiet
 
-# Run the demo stack: Docker Compose when an engine answers, else local processes (`just demo --help`)
-# (no exit message: Ctrl-C is the normal way to stop it; the script reports its own errors)
+# No exit message: Ctrl-C is the normal way to stop it; the script reports its own errors.
+[doc("Run the demo stack: Docker Compose when an engine answers, else local processes (`just demo --help`)")]
 [no-exit-message]
 [positional-arguments]
 demo *ARGS:
     @bash scripts/demo.sh "$@"
 
-# Overhead benchmark: prints tables, writes .data/bench.json (SECONDS per figure;
-# ARGS e.g. --only requests,stream, --hatchet; see docs/benchmarks.md)
+# ARGS e.g. --only requests,stream or --hatchet; see docs/benchmarks.md.
+[doc("Overhead benchmark: prints tables, writes .data/bench.json (SECONDS per figure)")]
 bench SECONDS="3" *ARGS: sync
     bash scripts/ensure-postgres.sh
     uv run --frozen --no-sync python -m bench.run --seconds {{ SECONDS }} {{ ARGS }}

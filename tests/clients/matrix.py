@@ -45,7 +45,11 @@ NOT_FOUND = {
     "code": "model_not_found",
 }
 """The error body for the model ``missing``."""
-NOT_A_PAUSED_RESPONSE = "previous_response_id is not a paused LGOS Response ID."
+NOT_A_PAUSED_RESPONSE = (
+    "previous_response_id only resumes a paused interrupt run (a resp_lg_ Response "
+    "ending in lgos_interrupt calls). LGOS stores no conversations: send the earlier "
+    "items in input instead, and turn off automatic response chaining for this model."
+)
 
 # --------------------------------------------------------------------------
 # chat: one offline answer that echoes the prompt and the instructions

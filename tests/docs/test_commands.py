@@ -119,3 +119,21 @@ def test_the_scanner_finds_commands(tmp_path: Path) -> None:
     assert check_just("nope") == "no recipe 'nope'"
     assert check_lgos("serve app:f --no-such-option")
     assert check_lgos("serve app:f --root-path /x --proxy-headers") is None
+
+
+@pytest.mark.parametrize("justfile", ["justfile", "demo/justfile"])
+def test_every_recipe_lists_a_summary(justfile: str) -> None:
+    # `just --list` shows the comment line right above a recipe: a note on a
+    # second line would replace the summary (it did for `demo` and `bench`).
+    listed = subprocess.run(
+        ["just", "--justfile", justfile, "--list", "--list-heading", ""],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert listed
+    for line in listed:
+        _, _, summary = line.partition("#")
+        assert summary.strip()[:1].isupper(), f"{justfile}: {line.strip()}"
+        assert not summary.strip().startswith(("(", "ARGS", "No exit")), line

@@ -279,7 +279,9 @@ async def test_a_non_streaming_client_leaving_stops_the_run(
         assert probe.steps - left_at <= 1, (left_at, probe.steps)
         await asyncio.sleep(0.2)
         assert probe.steps - left_at <= 1
-        assert [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"] == []
+        assert [
+            t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"
+        ] == []
     finally:
         uv_server.should_exit = True
         await task

@@ -135,7 +135,7 @@ async def test_responses_rejects(http: httpx.AsyncClient, body, param, code) -> 
                 "messages": [{"role": "user", "content": "x"}],
                 "stream_options": {"include_usage": True},
             },
-            None,
+            "stream_options",
         ),
         ({"model": "echo", "messages": []}, "messages"),
     ],
@@ -231,8 +231,8 @@ async def test_invalid_settings(openai_client: AsyncOpenAI, settings: str) -> No
         ),
         (
             {"text": {"format": {"type": "json_schema", "name": "x", "schema": {}}}},
-            "text.format.type",
-            "invalid_value",
+            "text.format",
+            "unsupported_parameter",
         ),
         (
             {

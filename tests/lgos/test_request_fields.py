@@ -276,10 +276,51 @@ async def test_names_openai_does_not_define_stay_unknown(
     assert (error["code"], error["param"]) == ("unknown_parameter", param)
 
 
-async def test_stream_options_need_stream(http: httpx.AsyncClient) -> None:
-    body = {**RESPONSES, "stream_options": {"include_obfuscation": False}}
-    error = await _error(http, "/v1/responses", body)
-    assert "stream_options" in error["message"]
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/responses", {**RESPONSES, "stream_options": {}}),
+        ("/v1/chat/completions", {**CHAT, "stream_options": {"include_usage": True}}),
+    ],
+)
+async def test_stream_options_need_stream(
+    http: httpx.AsyncClient, path: str, body: dict[str, Any]
+) -> None:
+    error = await _error(http, path, body)
+    assert error["param"] == "stream_options"
+    assert error["message"] == "stream_options may only be set when stream is true."
+
+
+async def test_chat_store_true_says_why(http: httpx.AsyncClient) -> None:
+    error = await _error(http, "/v1/chat/completions", {**CHAT, "store": True})
+    assert error["param"] == "store"
+    assert error["message"] == (
+        "Chat completions are not stored; send store=false or omit it."
+    )
+
+
+async def test_structured_output_is_unsupported_on_both_apis(
+    openai_client: AsyncOpenAI,
+) -> None:
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        text: str
+
+    with pytest.raises(openai.BadRequestError) as responses:
+        await openai_client.responses.parse(model="echo", input="x", text_format=Answer)
+    with pytest.raises(openai.BadRequestError) as chat:
+        await openai_client.chat.completions.parse(
+            model="echo",
+            messages=[{"role": "user", "content": "x"}],
+            response_format=Answer,
+        )
+    for raised, param in ((responses, "text.format"), (chat, "response_format")):
+        assert (raised.value.code, raised.value.param) == (
+            "unsupported_parameter",
+            param,
+        )
+        assert "structured output is not supported" in raised.value.message
 
 
 @pytest.mark.parametrize("settings", ['{"audience":"expert"}', "not json", "[]", '""'])

@@ -23,6 +23,7 @@ __all__ = [
     "StrictModel",
     "ToolParameters",
     "check_metadata",
+    "check_stream_options",
     "unsupported_message",
 ]
 
@@ -157,6 +158,20 @@ def _bounded_schema(value: dict[str, Any] | None) -> dict[str, Any] | None:
 
 ToolParameters = Annotated[dict[str, Any] | None, AfterValidator(_bounded_schema)]
 """A function's JSON Schema, nested at most 64 levels deep."""
+
+
+def check_stream_options(stream: bool | None, stream_options: object) -> None:
+    """Refuse ``stream_options`` without ``stream: true``, as OpenAI does.
+
+    Raises:
+        InvalidRequestError: 400 with ``param="stream_options"``.
+
+    """
+    if stream_options is not None and not stream:
+        raise InvalidRequestError(
+            "stream_options may only be set when stream is true.",
+            param="stream_options",
+        )
 
 
 def check_metadata(metadata: dict[str, str] | None) -> dict[str, str]:

@@ -38,6 +38,7 @@ from langgraph_openai_serve.graph.coordinator import (
 __all__ = [
     "INSTRUCTIONS_METADATA_KEY",
     "INTERRUPT_FUNCTION_NAME",
+    "NOT_A_PAUSE",
     "OPERATION_ID_METADATA_KEY",
     "RUN_ID_METADATA_KEY",
     "InMemoryRunCoordinator",
@@ -62,6 +63,12 @@ OPERATION_ID_METADATA_KEY = "lgos.operation_id"
 """Checkpoint metadata key marking threads LGOS created (value: run UUID)."""
 RUN_ID_METADATA_KEY = "lgos_run_id"
 """Request metadata key for a caller-chosen run UUID."""
+NOT_A_PAUSE = (
+    "previous_response_id only resumes a paused interrupt run (a resp_lg_ Response "
+    "ending in lgos_interrupt calls). LGOS stores no conversations: send the earlier "
+    "items in input instead, and turn off automatic response chaining for this model."
+)
+"""The message of a ``previous_response_id`` that names no pause."""
 INSTRUCTIONS_METADATA_KEY = "lgos.instructions_sha256"
 """Checkpoint metadata key: the SHA-256 of the instructions an interrupt run
 started with (absent when it had none), so a resume may repeat them."""
@@ -157,13 +164,13 @@ def parse_interrupt_response_id(response_id: str) -> tuple[uuid.UUID, str]:
     match = _RESPONSE_ID.match(response_id)
     if match is None:
         raise InvalidRequestError(
-            "previous_response_id is not a paused LGOS Response ID.",
+            NOT_A_PAUSE,
             param="previous_response_id",
         )
     run_id = uuid.UUID(match.group(1))
     if run_id.int == 0:
         raise InvalidRequestError(
-            "previous_response_id is not a paused LGOS Response ID.",
+            NOT_A_PAUSE,
             param="previous_response_id",
         )
     return run_id, match.group(2)

@@ -48,6 +48,7 @@ from langgraph_openai_serve.graph.graph_task import (
 )
 from langgraph_openai_serve.graph.interrupt import (
     INSTRUCTIONS_METADATA_KEY,
+    NOT_A_PAUSE,
     InterruptResume,
     LangGraphInterruptBatch,
     PendingInterrupt,
@@ -277,7 +278,7 @@ async def prepare_run(
     interrupts = config.supports(GraphFeature.INTERRUPTS)
     if resume is not None and not interrupts:
         raise InvalidRequestError(
-            "previous_response_id only resumes interrupt-enabled models.",
+            NOT_A_PAUSE,
             param="previous_response_id",
         )
     if not checkpoint_scope:

@@ -18,7 +18,7 @@ from langgraph_openai_serve.api.chat.request import (
     ToolMessageParam,
     UserMessageParam,
 )
-from langgraph_openai_serve.api.common import check_metadata
+from langgraph_openai_serve.api.common import check_metadata, check_stream_options
 from langgraph_openai_serve.api.construct import (
     ai_message,
     human_message,
@@ -118,6 +118,12 @@ def decode_chat_request(
             undeclared function.
 
     """
+    check_stream_options(request.stream, request.stream_options)
+    if request.store:
+        raise InvalidRequestError(
+            "Chat completions are not stored; send store=false or omit it.",
+            param="store",
+        )
     tools = tuple(
         ClientFunctionTool(
             name=tool.function.name,

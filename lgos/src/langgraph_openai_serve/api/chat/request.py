@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, Tag
 
 from langgraph_openai_serve.api.common import (
     GRAPH_OWNS,
@@ -232,13 +232,6 @@ class ChatCompletionRequest(StrictModel):
     tool_choice: Literal["none", "auto", "required"] | ChatToolChoice | None = None
     parallel_tool_calls: bool | None = None
     metadata: Metadata | None = None
-    store: Literal[False] | None = None
+    store: bool | None = None
     safety_identifier: SafetyIdentifier | None = None
     user: str | None = None
-
-    @model_validator(mode="after")
-    def _stream_options_need_stream(self) -> ChatCompletionRequest:
-        if self.stream_options is not None and not self.stream:
-            msg = "stream_options may only be set when stream is true"
-            raise ValueError(msg)
-        return self

@@ -12,7 +12,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from langgraph_openai_serve.api.common import check_metadata
+from langgraph_openai_serve.api.common import check_metadata, check_stream_options
 from langgraph_openai_serve.api.construct import (
     ai_message,
     human_message,
@@ -336,6 +336,7 @@ def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRe
             ``metadata.lgos_run_id``, or a malformed resume.
 
     """
+    check_stream_options(request.stream, request.stream_options)
     if request.store and not request.background:
         raise InvalidRequestError(
             "Foreground responses are not stored; send store=false or omit it.",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, Tag
 
 from langgraph_openai_serve.api.common import (
     GRAPH_OWNS,
@@ -257,18 +257,20 @@ class FunctionToolChoice(StrictModel):
     name: str
 
 
-class TextFormat(StrictModel):
-    """``text.format``: only plain text output is served."""
-
-    type: Literal["text"]
-
-
 class TextConfig(StrictModel):
-    """``text``: output format options (plain text only)."""
+    """``text``: output options; the answer is always plain text.
 
-    openai_not_served: ClassVar[Mapping[str, str]] = {"verbosity": GRAPH_OWNS}
+    ``format: {"type": "text"}`` asks for what LGOS does; any other format
+    (``json_schema``, ``json_object``: structured output) is refused.
+    """
 
-    format: TextFormat | None = None
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "format": "structured output is not supported",
+        "verbosity": GRAPH_OWNS,
+    }
+    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "format": ({"type": "text"},)
+    }
 
 
 class ResponseStreamOptions(StrictModel):
@@ -338,10 +340,3 @@ class ResponseCreateRequest(StrictModel):
     background: bool | None = None
     text: TextConfig | None = None
     stream_options: ResponseStreamOptions | None = None
-
-    @model_validator(mode="after")
-    def _stream_options_need_stream(self) -> ResponseCreateRequest:
-        if self.stream_options is not None and not self.stream:
-            msg = "stream_options may only be set when stream is true"
-            raise ValueError(msg)
-        return self
