@@ -388,3 +388,16 @@ def test_a_failing_scope_resolver_is_a_server_error(outcome: str) -> None:
     error = reply.json()["error"]
     assert error["message"] == "The checkpoint scope could not be resolved."
     assert (error["type"], error["code"]) == ("server_error", "server_error")
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/models/a%0Ab", "/v1/nowhere%0A/x", "/v1/responses/%0A", "/v1/", "/v1/%0D"],
+)
+async def test_every_path_under_the_prefix_answers_in_the_envelope(
+    http: httpx.AsyncClient, path: str
+) -> None:
+    reply = await http.get(path)
+    assert reply.status_code == 404
+    validate("ErrorResponse", reply.json())
+    assert reply.headers["x-request-id"].startswith("req_")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import time
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
@@ -208,13 +209,16 @@ class LanggraphOpenaiServe:
             if isinstance(route, APIRoute)
         )
         openai_app.openapi = _openapi(openai_app, documented.routes)
-        self.app.router.routes.append(
-            Mount(
-                prefix,
-                app=openai_app,
-                name="openai",
-                middleware=[Middleware(RequestContextMiddleware)],
-            )
+        mount = Mount(
+            prefix,
+            app=openai_app,
+            name="openai",
+            middleware=[Middleware(RequestContextMiddleware)],
         )
+        # Every path under the prefix belongs to the mount, so every answer
+        # there is an OpenAI envelope with an x-request-id: Starlette's path
+        # pattern stops at a newline (/v1/models/a%0Ab) unless "." spans it.
+        mount.path_regex = re.compile(mount.path_regex.pattern, re.DOTALL)
+        self.app.router.routes.append(mount)
         self._openai_app = openai_app
         return self
