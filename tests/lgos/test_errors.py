@@ -401,3 +401,40 @@ async def test_every_path_under_the_prefix_answers_in_the_envelope(
     assert reply.status_code == 404
     validate("ErrorResponse", reply.json())
     assert reply.headers["x-request-id"].startswith("req_")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param", "message"),
+    [
+        (
+            "/v1/responses",
+            {"model": "echo", "input": []},
+            "input",
+            "Invalid value for 'input': it must not be empty.",
+        ),
+        (
+            "/v1/responses",
+            {"model": "echo", "input": 5},
+            "input",
+            "Invalid type for 'input': expected a string or a list.",
+        ),
+        (
+            "/v1/responses",
+            {"model": "echo", "input": [{"role": "user", "content": 5}]},
+            "input[0].content",
+            "Invalid type for 'input[0].content': expected a string or a list.",
+        ),
+        (
+            "/v1/chat/completions",
+            {"model": "echo", "messages": []},
+            "messages",
+            "Invalid value for 'messages': it must not be empty.",
+        ),
+    ],
+)
+async def test_messages_name_the_real_problem(
+    http: httpx.AsyncClient, path: str, body: dict, param: str, message: str
+) -> None:
+    status, error = await _error(http, path, json=body)
+    assert status == 400
+    assert (error["param"], error["message"]) == (param, message)

@@ -123,6 +123,12 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
             param,
             "missing_required_parameter",
         )
+    if kind == "too_short" and error.get("ctx", {}).get("min_length") == 1:
+        return (
+            f"Invalid value for {where}: it must not be empty.",
+            param,
+            ("invalid_value"),
+        )
     if param is None and kind in {"model_attributes_type", "dict_type", "model_type"}:
         return "The request body must be a JSON object.", None, "invalid_type"
     code = "invalid_type" if kind.endswith("_type") else "invalid_value"
@@ -136,25 +142,78 @@ def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
     # format's other fields), and an unknown field says more than the missing
     # one it replaced (``file_url`` sent instead of ``file_id``).
     # A refused OpenAI field is located at its model; it names the field.
+    # Of a union's branches, the one of the value's own JSON type says what
+    # is wrong (a too-short list), not the others' "should be a string".
     def rank(error: dict[str, Any]) -> tuple[int, int]:
         loc = error["loc"]
         if error["type"] == UNSUPPORTED_PARAMETER:
-            return len(loc) + 1, 3
+            return len(loc) + 1, 4
         if error["type"] == "literal_error" and loc and loc[-1] == "type":
+            return len(loc), 3
+        if error["type"] == "extra_forbidden":
             return len(loc), 2
-        return len(loc), int(error["type"] == "extra_forbidden")
+        return len(loc), int(not error["type"].endswith("_type"))
 
     return max(errors, key=rank)
+
+
+_BRANCH_NAMES = (
+    ("list[", "a list"),
+    ("dict[", "an object"),
+    ("str", "a string"),
+    ("int", "an integer"),
+    ("float", "a number"),
+    ("bool", "a boolean"),
+    ("none", "null"),
+)
+
+
+def _branch(loc: tuple[Any, ...]) -> str | None:
+    """Name the union branch an error belongs to (``a list``), if any."""
+    label = loc[-1] if loc else None
+    if not isinstance(label, str):
+        return None
+    return next(
+        (name for prefix, name in _BRANCH_NAMES if label.startswith(prefix)), None
+    )
+
+
+def _wrong_type(errors: list[dict[str, Any]], best: dict[str, Any]) -> str | None:
+    """Say what a union accepts (``a string or a list``) if it fit no branch."""
+    param = validation_param(tuple(best["loc"]))
+    siblings = [
+        e
+        for e in errors
+        if len(e["loc"]) == len(best["loc"])
+        and validation_param(tuple(e["loc"])) == param
+    ]
+    if len(siblings) < 2 or not all(e["type"].endswith("_type") for e in siblings):
+        return None
+    names = [_branch(tuple(e["loc"])) for e in siblings]
+    if None in names:
+        return None
+    return " or ".join(dict.fromkeys(name for name in names if name))
 
 
 def invalid_request(errors: Sequence[Any]) -> InvalidRequestError:
     """Turn pydantic validation errors into one OpenAI-style 400 error.
 
-    The most specific error (the deepest location) names the parameter.
+    The most specific error (the deepest location) names the parameter; a
+    value that fits none of a union's types says which it may be
+    (``'input' must be a string or a list``).
     """
     if not errors:
         return InvalidRequestError("Invalid request.")
-    message, param, code = _describe(dict(_most_specific(list(errors))))
+    errors = [dict(e) for e in errors]
+    best = _most_specific(errors)
+    if (expected := _wrong_type(errors, best)) is not None:
+        param = validation_param(tuple(best["loc"]))
+        return InvalidRequestError(
+            f"Invalid type for '{param}': expected {expected}.",
+            param=param,
+            code="invalid_type",
+        )
+    message, param, code = _describe(best)
     return InvalidRequestError(message, param=param, code=code)
 
 
