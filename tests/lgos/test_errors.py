@@ -438,3 +438,42 @@ async def test_messages_name_the_real_problem(
     status, error = await _error(http, path, json=body)
     assert status == 400
     assert (error["param"], error["message"]) == (param, message)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "param", "code"),
+    [
+        ("GET", "/v1/responses/resp_1?stream=true", "stream", "unsupported_parameter"),
+        (
+            "GET",
+            "/v1/responses/resp_1?starting_after=3",
+            "starting_after",
+            "unsupported_parameter",
+        ),
+        ("GET", "/v1/responses/resp_1?include[]=x", "include", "unsupported_parameter"),
+        ("GET", "/v1/responses/resp_1?colour=red", "colour", "unknown_parameter"),
+        ("GET", "/v1/models?limit=2", "limit", "unknown_parameter"),
+        ("POST", "/v1/responses?stream=true", "stream", "unknown_parameter"),
+        (
+            "POST",
+            "/v1/chat/completions?api-version=2024",
+            "api-version",
+            "unknown_parameter",
+        ),
+    ],
+)
+async def test_query_parameters_are_refused_like_body_fields(
+    http: httpx.AsyncClient, method: str, path: str, param: str, code: str
+) -> None:
+    reply = await http.request(method, path, json={"model": "echo", "input": "x"})
+    assert reply.status_code == 400, reply.text
+    validate("ErrorResponse", reply.json())
+    error = reply.json()["error"]
+    assert (error["param"], error["code"]) == (param, code)
+
+
+async def test_a_query_asking_for_nothing_is_served(http: httpx.AsyncClient) -> None:
+    # stream=false asks for what retrieval does anyway: the usual 404 follows.
+    reply = await http.get("/v1/responses/resp_1?stream=false&include_obfuscation=0")
+    assert reply.status_code == 404
+    assert reply.json()["error"]["code"] == "not_found"

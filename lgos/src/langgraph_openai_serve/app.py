@@ -20,6 +20,11 @@ from langgraph_openai_serve.api.chat.routes import router as chat_router
 from langgraph_openai_serve.api.errors import configure_openai_error_handlers
 from langgraph_openai_serve.api.health import router as health_router
 from langgraph_openai_serve.api.models import router as models_router
+from langgraph_openai_serve.api.query import (
+    NO_QUERY,
+    RETRIEVE_RESPONSE_QUERY,
+    check_query,
+)
 from langgraph_openai_serve.api.responses.routes import router as responses_router
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.runner import DEFAULT_CHECKPOINT_SCOPE
@@ -30,6 +35,8 @@ __all__ = ["LanggraphOpenaiServe", "get_version"]
 
 _TITLE = "LangGraph OpenAI Serve"
 _ROUTERS = (models_router, responses_router, chat_router, health_router)
+# The routes OpenAI defines query parameters for; the others take none.
+QUERY_RULES = {"/responses/{response_id}": RETRIEVE_RESPONSE_QUERY}
 
 
 def _default_scope(_request: Request) -> str:
@@ -43,24 +50,22 @@ def _lean_route(route: APIRoute) -> Route:
     return a ``Response``, so FastAPI's per-request dependency solving and
     response handling have nothing to do: skipping them saves their cost on
     every request. The methods stay exactly the route's (Starlette would add
-    ``HEAD`` to ``GET``).
+    ``HEAD`` to ``GET``). Query parameters are checked as OpenAI defines them
+    for the route (:mod:`~langgraph_openai_serve.api.query`).
     """
     endpoint = route.endpoint
     names = [
         name for name in inspect.signature(endpoint).parameters if name != "request"
     ]
+    rules = QUERY_RULES.get(route.path, NO_QUERY)
 
-    async def with_path_params(request: Request) -> Response:
+    async def serve(request: Request) -> Response:
+        check_query(request, rules)  # nothing to do without a query string
         params = request.path_params
         return await endpoint(request=request, **{n: params[n] for n in names})
 
     methods = set(route.methods or ())
-    lean = Route(
-        route.path,
-        with_path_params if names else endpoint,
-        methods=methods,
-        name=route.name,
-    )
+    lean = Route(route.path, serve, methods=methods, name=route.name)
     lean.methods = methods
     return lean
 

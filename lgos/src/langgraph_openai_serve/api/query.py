@@ -1,0 +1,82 @@
+"""Query parameters of the OpenAI routes: refused like body fields.
+
+OpenAI defines a few query parameters (``GET /responses/{id}`` takes
+``stream``, ``include``, ``include_obfuscation`` and ``starting_after``);
+LGOS serves none of them. As for body fields, a parameter OpenAI defines is
+accepted when it asks for what LGOS does anyway (``stream=false``) and
+otherwise refused as ``unsupported_parameter``; any other name is
+``unknown_parameter``. Rule source: the ``parameters`` of OpenAI's OpenAPI
+document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from starlette.requests import Request
+
+from langgraph_openai_serve.api.common import UNSUPPORTED_PARAMETER, unsupported_message
+from langgraph_openai_serve.errors import InvalidRequestError
+
+__all__ = ["NO_QUERY", "RETRIEVE_RESPONSE_QUERY", "QueryRules", "check_query"]
+
+_FALSE = ("false", "0")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryRules:
+    """The OpenAI query parameters of one route that LGOS does not serve.
+
+    Attributes:
+        not_served: Parameter name → why LGOS does not serve it.
+        no_ops: Parameter name → the values that ask for nothing more.
+
+    """
+
+    not_served: Mapping[str, str] = field(default_factory=dict)
+    no_ops: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+NO_QUERY = QueryRules()
+"""A route OpenAI defines no query parameters for."""
+
+RETRIEVE_RESPONSE_QUERY = QueryRules(
+    not_served={
+        "stream": "background Responses are polled, not streamed",
+        "starting_after": "background Responses are polled, not streamed",
+        "include_obfuscation": "LGOS does not add obfuscation to stream events",
+        "include": "extra output data is not supported",
+    },
+    no_ops={"stream": _FALSE, "include_obfuscation": _FALSE},
+)
+"""``GET /responses/{response_id}``."""
+
+
+def check_query(request: Request, rules: QueryRules) -> None:
+    """Refuse the query parameters of ``request`` that LGOS does not serve.
+
+    Raises:
+        InvalidRequestError: 400 ``unsupported_parameter`` for an OpenAI
+            parameter with a value LGOS cannot honour, ``unknown_parameter``
+            for any other name; ``param`` names it.
+
+    """
+    if not request.scope.get("query_string"):
+        return
+    for raw_name, value in request.query_params.multi_items():
+        name = raw_name.removesuffix("[]")
+        reason = rules.not_served.get(name)
+        if reason is None:
+            raise InvalidRequestError(
+                f"Unknown query parameter: '{name}'.",
+                param=name,
+                code="unknown_parameter",
+            )
+        no_ops = rules.no_ops.get(name, ())
+        if value.lower() not in no_ops:
+            raise InvalidRequestError(
+                unsupported_message(name, reason, no_ops),
+                param=name,
+                code=UNSUPPORTED_PARAMETER,
+            )
