@@ -184,3 +184,48 @@ async def test_lgos_serve_freezes_its_startup_heap() -> None:
             assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+async def test_the_openapi_document_says_what_the_routes_accept_and_answer() -> None:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    app = FastAPI()
+    server = LanggraphOpenaiServe(
+        make_registry(), app, settings=LgosSettings(openai_api_docs_enabled=True)
+    ).bind_openai_api()
+    document = server.openai_app.openapi()
+    registry = Registry().with_resource(
+        "urn:lgos", DRAFT202012.create_resource(document)
+    )
+
+    def validator(ref: str) -> Draft202012Validator:
+        pointer = ref.removeprefix("#")
+        return Draft202012Validator({"$ref": f"urn:lgos#{pointer}"}, registry=registry)
+
+    paths = document["paths"]
+    for path, method in (("/responses", "post"), ("/chat/completions", "post")):
+        body = paths[path][method]["requestBody"]["content"]["application/json"]
+        check = validator(body["schema"]["$ref"])
+        good = (
+            {"model": "echo", "input": [{"role": "user", "content": "hi"}]}
+            if path == "/responses"
+            else {"model": "echo", "messages": [{"role": "user", "content": "hi"}]}
+        )
+        assert check.is_valid(good)
+        assert not check.is_valid({**good, "colour": "red"})
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert "422" not in responses or path == "/responses", (path, method)
+            errors = [status for status in responses if status >= "400"]
+            assert errors or path == "/health", (path, method)
+            for status in errors:
+                schema = responses[status]["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorResponse"}
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lgos") as http:
+        refused = (await http.post("/v1/responses", json={"model": "echo"})).json()
+    assert validator("#/components/schemas/ErrorResponse").is_valid(refused)
+    assert "HTTPValidationError" not in document["components"]["schemas"]

@@ -20,6 +20,7 @@ from langgraph_openai_serve.api.chat.routes import router as chat_router
 from langgraph_openai_serve.api.errors import configure_openai_error_handlers
 from langgraph_openai_serve.api.health import router as health_router
 from langgraph_openai_serve.api.models import router as models_router
+from langgraph_openai_serve.api.openapi import describe_routes
 from langgraph_openai_serve.api.query import (
     NO_QUERY,
     RETRIEVE_RESPONSE_QUERY,
@@ -75,7 +76,9 @@ def _openapi(app: FastAPI, documented: list[BaseRoute]) -> Callable[[], dict[str
 
     The LGOS endpoints are served by plain routes, which FastAPI does not
     document, so the schema is built, with FastAPI's own arguments, from the
-    routers that declare them, plus any API routes added to ``app`` later.
+    routers that declare them, plus any API routes added to ``app`` later;
+    :func:`~langgraph_openai_serve.api.openapi.describe_routes` adds their
+    request bodies and error responses.
     """
     built_with: list[int] = [-1]
 
@@ -98,6 +101,7 @@ def _openapi(app: FastAPI, documented: list[BaseRoute]) -> Callable[[], dict[str
                 separate_input_output_schemas=app.separate_input_output_schemas,
                 external_docs=app.openapi_external_docs,
             )
+            describe_routes(app.openapi_schema)
             built_with[0] = len(routes)
         return app.openapi_schema
 
