@@ -18,7 +18,7 @@ from starlette.requests import ClientDisconnect
 from lgos_demo_files.errors import ApiError, error_body, install_error_handlers
 from lgos_demo_files.metadata import open_metadata
 from lgos_demo_files.names import content_disposition
-from lgos_demo_files.service import FilesService, file_object
+from lgos_demo_files.service import UPLOAD_PURPOSES, FilesService, file_object
 from lgos_demo_files.settings import FilesSettings
 from lgos_demo_files.storage import open_store
 from lgos_demo_files.upload import DRAIN_LIMIT, multipart_boundary
@@ -76,11 +76,32 @@ def _authenticator(settings: FilesSettings) -> Callable[[Request], None]:
     return authenticate
 
 
+# The upload is parsed from the stream by hand; the document still says what
+# it takes (OpenAI's CreateFileRequest: a file part and its purpose).
+_UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file", "purpose"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "purpose": {"type": "string", "enum": list(UPLOAD_PURPOSES)},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
 def _router(settings: FilesSettings) -> APIRouter:
     router = APIRouter(prefix="/v1", dependencies=[Depends(_authenticator(settings))])
     upload_ceiling = settings.max_bytes + DRAIN_LIMIT + _MULTIPART_OVERHEAD
 
-    @router.post("/files")
+    @router.post("/files", openapi_extra=_UPLOAD_BODY)
     async def create_file(request: Request) -> Response:
         service = _service(request)
         declared = request.headers.get("content-length", "")
