@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx
 import openai
+import psycopg
 import pytest
 from openai import OpenAI
 
@@ -231,3 +233,57 @@ def test_a_dropped_streaming_resume_keeps_its_pause_across_processes(
     with pytest.raises(openai.ConflictError) as replayed:
         client(a).responses.create(**body)
     assert replayed.value.code == "interrupt_state_conflict"
+
+
+def _terminate_lease_sessions(postgres_uri: str) -> int:
+    """End every session holding an advisory lock in the test database."""
+    with psycopg.connect(postgres_uri, autocommit=True) as admin:
+        rows = admin.execute(
+            "select pg_terminate_backend(l.pid) from pg_locks l"
+            " join pg_database d on d.oid = l.database"
+            " where l.locktype = 'advisory' and l.granted"
+            " and d.datname = current_database() and l.pid <> pg_backend_pid()"
+        ).fetchall()
+    return len(rows)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_lost_lease_stops_its_run(
+    two_servers: list[str], postgres_uri: str, tmp_path: Path, stream: bool
+) -> None:
+    # Server A runs the resume; its lease session is killed mid-node. A stops
+    # the run without writing, its client learns the outcome is unknown, and
+    # the same resume then completes on B: one completion of the node.
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    a, b = two_servers
+    paused = client(a).responses.create(model="approval", input="Refund order 45")
+    body = resume_body(paused, f"gate:{gate}")
+    with (
+        httpx.Client(timeout=30) as http,
+        concurrent.futures.ThreadPoolExecutor(1) as pool,
+    ):
+        answer = pool.submit(
+            http.post, f"{a}/responses", json={**body, "stream": stream}
+        )
+        _wait_for(lambda: len(_lines(gate / "log")) == 1)  # A is in the node
+        assert _terminate_lease_sessions(postgres_uri) == 1
+        _wait_for(lambda: len(_lines(gate / "log")) == 2, timeout=10)
+        lost = answer.result(timeout=30)
+    if stream:
+        assert lost.status_code == 200
+        last = [line for line in lost.text.splitlines() if line.startswith("data:")][-1]
+        failed = json.loads(last[5:])
+        assert failed["type"] == "response.failed"
+        assert "lost its lease" in failed["response"]["error"]["message"]
+    else:
+        assert lost.status_code == 503, lost.text
+        error = lost.json()["error"]
+        assert (error["type"], error["code"]) == ("server_error", "run_lease_lost")
+        assert "outcome is unknown" in error["message"]
+    (gate / "open").touch()
+    done = client(b).responses.create(**body)  # the pause is intact on B
+    assert done.output_text == f"Decision: gate:{gate}"
+    events = [line.split() for line in _lines(gate / "log")]
+    assert [event for _, event in events] == ["start", "cancelled", "start", "done"]
+    assert events[0][0] != events[2][0]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -17,7 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve import LanggraphOpenaiServe
-from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator, Lease
 from langgraph_openai_serve.graph.interrupt import (
     checkpoint_key,
     delete_expired_interrupt_runs,
@@ -518,3 +520,62 @@ async def test_sweep_deletes_only_expired_unleased_lgos_runs(
         )
     assert deleted == 1
     assert await state.threads() == {kept_key, "foreign"}
+
+
+class LosableCoordinator(InMemoryRunCoordinator):
+    """In-process leases that a test can mark lost, as a dead session would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.leases: list[Lease] = []
+
+    @asynccontextmanager
+    async def lease(self, key: str) -> AsyncIterator[Lease]:
+        async with super().lease(key) as held:
+            self.leases.append(held)
+            yield held
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_lost_lease_stops_the_run_and_writes_nothing(stream: bool) -> None:
+    state = Env()
+    state.coordinator = LosableCoordinator()
+    state.app = FastAPI()
+    LanggraphOpenaiServe(
+        interrupt_registry(state.saver, state.coordinator, state.counter), state.app
+    ).bind_openai_api()
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=state.app), base_url="http://lgos"
+    ) as http:
+        client = AsyncOpenAI(
+            base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
+        )
+        paused = await client.responses.create(model="approval", input="x")
+        before = [c.config async for c in state.saver.alist(None)]
+        body = {
+            "model": "approval",
+            "previous_response_id": paused.id,
+            "input": answers(calls_of(paused), "slow"),
+            "stream": stream,
+        }
+        request = asyncio.create_task(http.post("/v1/responses", json=body))
+        await asyncio.wait_for(state.counter.slow.wait(), 10)  # in the last node
+        state.coordinator.leases[-1].lost.set()  # its session ended
+        reply = await asyncio.wait_for(request, 10)
+        if stream:
+            failed = parse_sse(reply.text)[-1]["data"]
+            assert failed["type"] == "response.failed"
+            assert "lost its lease" in failed["response"]["error"]["message"]
+        else:
+            assert reply.status_code == 503
+            error = reply.json()["error"]
+            assert (error["code"], error["type"]) == ("run_lease_lost", "server_error")
+        # Nothing was written under the run: no exit checkpoint, no deletion.
+        assert [c.config async for c in state.saver.alist(None)] == before
+        assert state.coordinator.held == frozenset()
+        done = await client.responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=answers(calls_of(paused), "ok"),
+        )
+        assert done.output_text == "Decision: ok"

@@ -19,7 +19,13 @@ from starlette.responses import Response
 from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import FinalChunk, sse_response
-from langgraph_openai_serve.errors import GraphError, OpenAIHTTPException, ServerError
+from langgraph_openai_serve.errors import (
+    SERVER_ERROR,
+    GraphError,
+    OpenAIHTTPException,
+    ServerError,
+)
+from langgraph_openai_serve.graph.coordinator import LeaseLostError
 from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
@@ -29,7 +35,13 @@ from langgraph_openai_serve.request_context import (
     current_request_id,
 )
 
-__all__ = ["failure_message", "resolve_scope", "respond"]
+__all__ = [
+    "RUN_LEASE_LOST",
+    "failure_code",
+    "failure_message",
+    "resolve_scope",
+    "respond",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -70,11 +82,21 @@ def failure_message(exc: BaseException) -> str:
     """Client-safe text for a failed run: LGOS's own messages, else a generic one.
 
     Exceptions raised by graph code may carry internal details, so only
-    :class:`GraphError` messages (written by LGOS) reach the client.
+    messages LGOS wrote reach the client: :class:`GraphError` and
+    :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError`.
     """
-    if isinstance(exc, GraphError):
+    if isinstance(exc, GraphError | LeaseLostError):
         return str(exc)
     return "The graph run failed."
+
+
+RUN_LEASE_LOST = "run_lease_lost"
+"""The error ``code`` of a run stopped because its lease was lost (HTTP 503)."""
+
+
+def failure_code(exc: BaseException) -> str:
+    """Return a failed run's error ``code``: ``run_lease_lost`` or ``server_error``."""
+    return RUN_LEASE_LOST if isinstance(exc, LeaseLostError) else SERVER_ERROR
 
 
 CLIENT_CLOSED_REQUEST = 499
@@ -183,6 +205,13 @@ async def respond(
                 return Response(status_code=CLIENT_CLOSED_REQUEST)
             except OpenAIHTTPException:
                 raise
+            except LeaseLostError as exc:
+                logger.error(
+                    "Run stopped: its lease was lost (model %s)", graph_request.model
+                )
+                raise ServerError(
+                    str(exc), code=RUN_LEASE_LOST, status_code=503
+                ) from exc
             except Exception as exc:
                 logger.exception("Graph run failed (model %s)", graph_request.model)
                 raise ServerError(failure_message(exc)) from exc

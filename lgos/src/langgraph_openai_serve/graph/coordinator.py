@@ -2,20 +2,63 @@
 
 A run coordinator hands out at most one lease per checkpoint key. Contention
 is rejected at once (:class:`RunBusyError`), never queued, so two requests for
-the same paused operation cannot both execute it.
+the same paused operation cannot both execute it. A lease can end without
+being released (its database session dies): the :class:`Lease` says so, and
+the run holding it stops without writing anything more.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-__all__ = ["InMemoryRunCoordinator", "RunBusyError", "RunCoordinator"]
+__all__ = [
+    "InMemoryRunCoordinator",
+    "Lease",
+    "LeaseLostError",
+    "RunBusyError",
+    "RunCoordinator",
+]
 
 
 class RunBusyError(RuntimeError):
     """Another holder owns the lease for this checkpoint key."""
+
+
+class LeaseLostError(RuntimeError):
+    """The run's lease ended while the run held it; its outcome is unknown.
+
+    Raised by the runner when the coordinator reports the lease lost (for
+    :class:`~langgraph_openai_serve.integrations.postgres.PostgresRunCoordinator`,
+    its PostgreSQL session ended). The run was stopped and wrote nothing more,
+    but what it did before is unknown, and another process may now hold the
+    lease: retry the same request.
+    """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(
+            message
+            or "The run lost its lease (the coordination session ended) and was "
+            "stopped; its outcome is unknown. Retry the same request."
+        )
+
+
+@dataclass(slots=True)
+class Lease:
+    """A held lease.
+
+    Attributes:
+        key: The leased checkpoint key.
+        lost: Set when the lease ended without being released; the holder
+            must stop and write nothing more under the key.
+
+    """
+
+    key: str
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @runtime_checkable
@@ -23,11 +66,12 @@ class RunCoordinator(Protocol):
     """What ``GraphRegistry.run_coordinator`` provides.
 
     ``lease(key)`` returns an async context manager that holds the lease for
-    its block. Entering raises :class:`RunBusyError` when the key is leased;
-    exiting releases the lease even when the exit is cancelled.
+    its block and yields a :class:`Lease` (or None, for a coordinator whose
+    leases cannot be lost). Entering raises :class:`RunBusyError` when the
+    key is leased; exiting releases the lease even when the exit is cancelled.
     """
 
-    def lease(self, key: str) -> AbstractAsyncContextManager[None]:
+    def lease(self, key: str) -> AbstractAsyncContextManager[Lease | None]:
         """Hold the lease for ``key`` (a fixed-length checkpoint key)."""
         ...
 
@@ -48,8 +92,8 @@ class InMemoryRunCoordinator:
         return frozenset(self._held)
 
     @asynccontextmanager
-    async def lease(self, key: str) -> AsyncIterator[None]:
-        """Hold the lease for ``key``.
+    async def lease(self, key: str) -> AsyncIterator[Lease]:
+        """Hold the lease for ``key`` (an in-process lease is never lost).
 
         Raises:
             RunBusyError: The key is already leased.
@@ -59,6 +103,6 @@ class InMemoryRunCoordinator:
             raise RunBusyError(key)
         self._held.add(key)
         try:
-            yield
+            yield Lease(key)
         finally:
             self._held.discard(key)

@@ -83,6 +83,14 @@ class Channel:
             if not reader.done():
                 reader.set_result(None)
 
+    def fail(self, error: BaseException) -> None:
+        """Hand ``error`` to the consumer now, past any limit (it re-raises it)."""
+        self._items.append(Failure(error))
+        if (reader := self._reader) is not None:
+            self._reader = None
+            if not reader.done():
+                reader.set_result(None)
+
     async def take(self) -> collections.deque[Any]:
         """Wait for at least one part; return (and remove) all waiting parts."""
         while not self._items:

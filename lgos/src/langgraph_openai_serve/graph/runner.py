@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from enum import Enum
@@ -37,7 +37,11 @@ from langgraph.types import Command, StreamMode
 
 from langgraph_openai_serve.errors import GraphError, InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
-from langgraph_openai_serve.graph.coordinator import RunBusyError
+from langgraph_openai_serve.graph.coordinator import (
+    Lease,
+    LeaseLostError,
+    RunBusyError,
+)
 from langgraph_openai_serve.graph.graph_task import (
     DONE,
     Channel,
@@ -58,6 +62,7 @@ from langgraph_openai_serve.graph.interrupt import (
     instructions_digest,
     resume_command_values,
 )
+from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import (
@@ -151,6 +156,8 @@ class PreparedRun:
         resume_from: The checkpoint ID of the pause a resume answers when a
             later checkpoint (left by an earlier, cut-off resume) hides it;
             the run forks from it. None to continue from the latest.
+        lease: The interrupt run's lease, when the coordinator hands one out;
+            if it is lost the run stops and writes nothing more.
 
     """
 
@@ -164,6 +171,7 @@ class PreparedRun:
     run_id: uuid.UUID | None = None
     pending: LangGraphInterruptBatch | None = None
     resume_from: str | None = None
+    lease: Lease | None = None
     disposition: Disposition = Disposition.UNTOUCHED
 
     @property
@@ -313,7 +321,7 @@ async def prepare_run(
     runnable_config["configurable"] = {"thread_id": key}
     async with AsyncExitStack() as stack:
         try:
-            await stack.enter_async_context(registry.run_coordinator.lease(key))
+            lease = await stack.enter_async_context(registry.run_coordinator.lease(key))
         except RunBusyError:
             raise InvalidRequestError(
                 "Another request is running this operation; retry later.",
@@ -354,11 +362,14 @@ async def prepare_run(
             run_id=run_id,
             pending=pending,
             resume_from=resume_from,
+            lease=lease,
         )
         try:
             yield run
         finally:
-            if run.disposition is Disposition.CLEANUP:
+            # A lost lease may have a new holder: write (delete) nothing more.
+            lost = lease is not None and lease.lost.is_set()
+            if run.disposition is Disposition.CLEANUP and not lost:
                 await _delete_thread(graph, key)
 
 
@@ -404,6 +415,24 @@ async def stream_run(
                 yield event
 
 
+def _lost(lease: Lease | None) -> bool:
+    return lease is not None and lease.lost.is_set()
+
+
+def _on_lease_lost(
+    lease: Lease | None, action: Callable[[], object]
+) -> asyncio.Task[None] | None:
+    """Call ``action`` when ``lease`` is lost; cancel the returned task to stop."""
+    if lease is None:
+        return None
+
+    async def watch(lost: asyncio.Event) -> None:
+        await lost.wait()
+        action()
+
+    return asyncio.ensure_future(watch(lease.lost))
+
+
 async def stream_run_batches(
     run: PreparedRun, *, stream: bool
 ) -> AsyncGenerator[list[RunEvent], None]:
@@ -432,6 +461,12 @@ async def stream_run_batches(
         tracker = ServerToolTracker(run.request.server_tools)
     kwargs: dict[str, Any] = {}
     config = run.runnable_config
+    graph = run.graph
+    lease = run.lease
+    if lease is not None and graph.checkpointer is not None:
+        # Its checkpoint writes stop the moment the lease is known lost.
+        saver = LeaseGuardedSaver(graph.checkpointer, lease)  # type: ignore[arg-type]
+        graph = graph.copy(update={"checkpointer": saver})
     if run.interrupts:
         kwargs["durability"] = "exit"
         resuming = isinstance(run.graph_input, Command)
@@ -445,7 +480,7 @@ async def stream_run_batches(
                     "checkpoint_id": run.resume_from,
                 },
             )
-    parts = run.graph.astream(
+    parts = graph.astream(
         run.graph_input,
         config=config,
         context=run.context,
@@ -478,10 +513,18 @@ async def stream_run_batches(
             task.add_done_callback(
                 lambda _: finished.done() or finished.set_result(None)
             )
+            stop = _on_lease_lost(lease, finished.cancel)
             try:
                 await finished
+            except asyncio.CancelledError:
+                if not _lost(lease):
+                    raise
             finally:
+                if stop is not None:
+                    stop.cancel()
                 await settle(task)
+            if _lost(lease):
+                raise LeaseLostError
             drained = task.result()
             output, has_output = drained.output, drained.has_output
             interrupted = drained.interrupted
@@ -492,6 +535,7 @@ async def stream_run_batches(
             task = asyncio.create_task(
                 pump(parts, channel, graph_context, run_context), name=RUN_NAME
             )
+            stop = _on_lease_lost(lease, lambda: channel.fail(LeaseLostError()))
             try:
                 done = False
                 while not done:
@@ -527,6 +571,8 @@ async def stream_run_batches(
                     if batch:
                         yield batch
             finally:
+                if stop is not None:
+                    stop.cancel()
                 await settle(task)
         if interrupted:
             assert run.run_id is not None

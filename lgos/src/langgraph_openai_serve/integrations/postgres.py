@@ -25,14 +25,25 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
     raise ImportError(msg) from exc
 
-from langgraph_openai_serve.graph.coordinator import RunBusyError
+from langgraph_openai_serve.graph.coordinator import Lease, RunBusyError
 
-__all__ = ["PostgresRunCoordinator", "advisory_lock_id", "setup_storage"]
+__all__ = [
+    "LEASE_CHECK_SECONDS",
+    "LEASE_CHECK_TIMEOUT_SECONDS",
+    "PostgresRunCoordinator",
+    "advisory_lock_id",
+    "setup_storage",
+]
 
 logger = logging.getLogger(__name__)
 
 _MIGRATION_LOCK = "lgos/migrations"
 _RELEASE_SECONDS = 10.0
+
+LEASE_CHECK_SECONDS = 1.0
+"""How often a held lease's session is checked (the default)."""
+LEASE_CHECK_TIMEOUT_SECONDS = 5.0
+"""How long a check may take before the session counts as lost (the default)."""
 
 
 def advisory_lock_id(key: str) -> int:
@@ -63,21 +74,38 @@ class PostgresRunCoordinator:
             When the pool is shared with the checkpointer and store, keep it
             below the pool's ``max_size`` so persistence I/O always finds a
             connection. Create one coordinator per process-owned pool.
+        check_seconds: How often a held lease's session is checked.
+        check_timeout_seconds: How long a check may take before the session
+            counts as lost (a silent network cut).
 
     """
 
     def __init__(
-        self, pool: AsyncConnectionPool[Any], *, max_concurrent_leases: int
+        self,
+        pool: AsyncConnectionPool[Any],
+        *,
+        max_concurrent_leases: int,
+        check_seconds: float = LEASE_CHECK_SECONDS,
+        check_timeout_seconds: float = LEASE_CHECK_TIMEOUT_SECONDS,
     ) -> None:
         if max_concurrent_leases < 1:
             msg = "max_concurrent_leases must be at least 1."
             raise ValueError(msg)
         self._pool = pool
         self._slots = asyncio.Semaphore(max_concurrent_leases)
+        self._check_seconds = check_seconds
+        self._check_timeout = check_timeout_seconds
 
     @asynccontextmanager
-    async def lease(self, key: str) -> AsyncIterator[None]:
+    async def lease(self, key: str) -> AsyncIterator[Lease]:
         """Hold the lease for ``key`` across every process sharing the database.
+
+        While held, the lock's session is checked every ``check_seconds``
+        (``select 1`` on it, within ``check_timeout_seconds``). If the session
+        has ended (its backend terminated, the database restarted, a network
+        cut), PostgreSQL has already freed the lock and another process may
+        take it: the yielded :class:`Lease` is marked lost, so the run stops
+        and writes nothing more, and the dead connection is discarded.
 
         Raises:
             RunBusyError: Another session holds the lock.
@@ -97,10 +125,33 @@ class PostgresRunCoordinator:
             if not row or not row["locked"]:  # type: ignore[call-overload]
                 await self._pool.putconn(connection)
                 raise RunBusyError(key)
+            lease = Lease(key)
+            watch = asyncio.ensure_future(self._watch(connection, lease))
             try:
-                yield
+                yield lease
             finally:
-                await self._release(connection, lock_id)
+                with anyio.CancelScope(shield=True):
+                    watch.cancel()
+                    await asyncio.wait((watch,))
+                if lease.lost.is_set():
+                    await self._discard(connection)
+                else:
+                    await self._release(connection, lock_id)
+
+    async def _watch(self, connection: Any, lease: Lease) -> None:
+        while True:
+            await asyncio.sleep(self._check_seconds)
+            try:
+                async with asyncio.timeout(self._check_timeout):
+                    await connection.execute("select 1")
+            except Exception:
+                logger.error(
+                    "The session holding the lease for run %s ended; stopping the run",
+                    lease.key[:12],
+                    exc_info=True,
+                )
+                lease.lost.set()
+                return
 
     async def _release(self, connection: Any, lock_id: int) -> None:
         with anyio.move_on_after(_RELEASE_SECONDS, shield=True):

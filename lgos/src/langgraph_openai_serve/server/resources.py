@@ -45,12 +45,23 @@ RegistryFactory = Callable[
 :class:`GraphRegistry` or an async context manager yielding one."""
 
 
+# libpq TCP keepalives: a silently lost connection (a network cut) fails
+# within about 25 s instead of hanging until the kernel's default hours.
+_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+}
+
+
 @asynccontextmanager
 async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResources]:
     """Open the resources for one server process.
 
     With ``LGOS_POSTGRES_URI``: one connection pool (autocommit, no prepared
-    statements, mapping rows) shared by LangGraph's ``AsyncPostgresSaver``
+    statements, mapping rows, TCP keepalives, each connection checked before
+    it is handed out) shared by LangGraph's ``AsyncPostgresSaver``
     and ``AsyncPostgresStore`` — migrated at start-up under a retried
     advisory lock — and a ``PostgresRunCoordinator``. Without it: in-memory
     equivalents, valid for one process only.
@@ -80,7 +91,15 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
         settings.postgres_uri.get_secret_value(),
         min_size=1,
         max_size=settings.postgres_pool_size,
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        kwargs={
+            "autocommit": True,
+            "prepare_threshold": 0,
+            "row_factory": dict_row,
+            **_KEEPALIVES,
+        },
+        # After a database restart or failover the pooled connections are
+        # dead: check each before handing it out.
+        check=AsyncConnectionPool.check_connection,
         open=False,
     )
     async with pool:

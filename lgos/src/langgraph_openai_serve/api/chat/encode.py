@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
 from langgraph_openai_serve.api.ids import new_id
-from langgraph_openai_serve.api.runs import failure_message
+from langgraph_openai_serve.api.runs import failure_code, failure_message
 from langgraph_openai_serve.api.sse import FinalChunk, data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
@@ -207,7 +207,7 @@ async def stream_chat_completion(
         out.append(
             data_bytes(
                 error_envelope(
-                    failure_message(exc), type=SERVER_ERROR, code=SERVER_ERROR
+                    failure_message(exc), type=SERVER_ERROR, code=failure_code(exc)
                 )
             )
         )
