@@ -7,7 +7,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.demo_services import demo_api_url, demo_url_map  # noqa: F401 - shared
-from tests.pg import postgres_uri  # noqa: F401 - shared fixture
+from tests.pg import postgres_uri, restartable_postgres  # noqa: F401 - shared
 
 # Chainlit reads its app root (ui/chainlit/.chainlit/config.toml) when it is
 # first imported and writes default files into the working directory when that

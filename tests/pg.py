@@ -7,11 +7,16 @@ The admin URI comes from ``LGOS_TEST_POSTGRES_URI`` (default: the local
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import psycopg
 import pytest
+
+from tests.procs import free_port
 
 ADMIN_URI = os.environ.get(
     "LGOS_TEST_POSTGRES_URI", "postgresql://lgos:lgos@127.0.0.1:5432/postgres"
@@ -44,3 +49,48 @@ def thread_count(uri: str) -> int:
         ).fetchone()
         assert row is not None
         return row[0]
+
+
+@dataclass(frozen=True)
+class RestartablePostgres:
+    """A PostgreSQL cluster of one test's own: it may be restarted mid-test."""
+
+    version: str
+    name: str
+    uri: str
+
+    def restart(self) -> None:
+        """Restart the cluster at once (``-m fast``: sessions are cut)."""
+        subprocess.run(
+            ["pg_ctlcluster", self.version, self.name, "restart", "-m", "fast"],
+            check=True,
+            capture_output=True,
+        )
+
+
+@pytest.fixture
+def restartable_postgres() -> Iterator[RestartablePostgres]:
+    """Create, start and finally drop a throw-away cluster on a free port.
+
+    Needs Debian's cluster tools and root (as ``just test`` runs in CI); the
+    shared server is never restarted, so other tests are not disturbed.
+    """
+    if shutil.which("pg_createcluster") is None or os.geteuid() != 0:
+        pytest.skip("needs Debian's pg_createcluster, run as root")
+    version = sorted(os.listdir("/usr/lib/postgresql"))[-1]
+    name = f"zrestart{uuid.uuid4().hex[:8]}"  # sorts after the shared "main"
+    port = free_port()
+    subprocess.run(
+        ["pg_createcluster", version, name, "-p", str(port), "--", "--auth=trust"],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        subprocess.run(
+            ["pg_ctlcluster", version, name, "start"], check=True, capture_output=True
+        )
+        yield RestartablePostgres(
+            version, name, f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        )
+    finally:
+        subprocess.run(["pg_dropcluster", version, name, "--stop"], capture_output=True)

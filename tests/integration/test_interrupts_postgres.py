@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from openai import OpenAI
 
-from tests.pg import thread_count
+from tests.pg import RestartablePostgres, thread_count
 from tests.procs import free_port, lgos_command, running
 
 FACTORY = "tests.lgos.interrupt_graphs:serve_interrupt_registry"
@@ -287,3 +287,44 @@ def test_a_lost_lease_stops_its_run(
     events = [line.split() for line in _lines(gate / "log")]
     assert [event for _, event in events] == ["start", "cancelled", "start", "done"]
     assert events[0][0] != events[2][0]
+
+
+def test_a_database_restart_stops_the_run_and_the_retry_completes_once(
+    restartable_postgres: RestartablePostgres, tmp_path: Path
+) -> None:
+    # The database restarts while server A runs a resume: A stops the run
+    # (its lease is gone), writing nothing; server B, retrying, completes the
+    # same resume once the database is back, on fresh pooled connections.
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    uri = restartable_postgres.uri
+    with ExitStack() as stack:
+        ports = [free_port(), free_port()]
+        for index, port in enumerate(ports):
+            stack.enter_context(serve(uri, tmp_path / f"api{index}.log", port))
+        a, b = (f"http://127.0.0.1:{port}/v1" for port in ports)
+        paused = client(a).responses.create(model="approval", input="Refund 46")
+        body = resume_body(paused, f"gate:{gate}")
+        with (
+            httpx.Client(timeout=60) as http,
+            concurrent.futures.ThreadPoolExecutor(1) as pool,
+        ):
+            answer = pool.submit(http.post, f"{a}/responses", json=body)
+            _wait_for(lambda: len(_lines(gate / "log")) == 1)  # A is in the node
+            restartable_postgres.restart()
+            _wait_for(lambda: len(_lines(gate / "log")) == 2, timeout=15)
+            lost = answer.result(timeout=60)
+        assert lost.status_code == 503, lost.text
+        assert lost.json()["error"]["code"] == "run_lease_lost"
+        (gate / "open").touch()
+        deadline = time.monotonic() + 30
+        while True:  # B's first attempts may meet the database starting up
+            try:
+                done = client(b).responses.create(**body)
+                break
+            except (openai.InternalServerError, openai.ConflictError) as error:
+                assert time.monotonic() < deadline, error
+                time.sleep(0.2)
+        assert done.output_text == f"Decision: gate:{gate}"
+    events = [event for _, event in (line.split() for line in _lines(gate / "log"))]
+    assert events == ["start", "cancelled", "start", "done"]
