@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -50,13 +51,10 @@ def slow_graph(probe: Probe) -> Any:
     return builder.compile()
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[tuple[str, Probe]]:
-    probe = Probe()
+@asynccontextmanager
+async def serving(registry: GraphRegistry) -> AsyncIterator[str]:
+    """Serve ``registry`` with Uvicorn on a free loopback port; yield its origin."""
     app = FastAPI()
-    registry = GraphRegistry(
-        graphs={"slow": GraphConfig(graph=slow_graph(probe), description="Slow.")}
-    )
     LanggraphOpenaiServe(registry, app).bind_openai_api()
     port = free_port()
     config = uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
@@ -64,9 +62,21 @@ async def server() -> AsyncIterator[tuple[str, Probe]]:
     task = asyncio.create_task(uv_server.serve())
     while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
         await asyncio.sleep(0.01)
-    yield f"http://127.0.0.1:{port}", probe
-    uv_server.should_exit = True
-    await task
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        uv_server.should_exit = True
+        await task
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[str, Probe]]:
+    probe = Probe()
+    registry = GraphRegistry(
+        graphs={"slow": GraphConfig(graph=slow_graph(probe), description="Slow.")}
+    )
+    async with serving(registry) as origin:
+        yield origin, probe
 
 
 @pytest.mark.parametrize(
@@ -147,7 +157,6 @@ async def test_a_dropped_streaming_resume_keeps_its_pause() -> None:
     from langgraph_openai_serve import GraphFeature, InMemoryRunCoordinator
 
     probe = ResumeProbe()
-    app = FastAPI()
     registry = GraphRegistry(
         graphs={
             "pausing": GraphConfig(
@@ -158,56 +167,45 @@ async def test_a_dropped_streaming_resume_keeps_its_pause() -> None:
         },
         run_coordinator=InMemoryRunCoordinator(),
     )
-    LanggraphOpenaiServe(registry, app).bind_openai_api()
-    port = free_port()
-    uv_server = uvicorn.Server(
-        uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
-    )
-    task = asyncio.create_task(uv_server.serve())
-    while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
-        await asyncio.sleep(0.01)
-    try:
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}/v1", timeout=10
-        ) as client:
-            paused = (
-                await client.post("/responses", json={"model": "pausing", "input": "x"})
-            ).json()
-            [call] = [i for i in paused["output"] if i["type"] == "function_call"]
-            resume = {
-                "model": "pausing",
-                "previous_response_id": paused["id"],
-                "input": [
-                    {
-                        "type": "function_call_output",
-                        "call_id": call["call_id"],
-                        "output": "yes",
-                    }
-                ],
-                "stream": True,
-            }
-            async with client.stream("POST", "/responses", json=resume) as response:
-                assert response.status_code == 200
-                await asyncio.wait_for(probe.started.wait(), 10)
-            # The client left mid-run: the run is cancelled, the pause kept.
-            for _ in range(200):
-                if probe.cancelled:
-                    break
-                await asyncio.sleep(0.025)
-            assert (probe.starts, probe.cancelled, probe.finished) == (1, 1, 0)
-            probe.release.set()
-            # The identical resume, with the same Response and call IDs.
-            retried = await client.post("/responses", json={**resume, "stream": False})
-            assert retried.status_code == 200, retried.text
-            assert retried.json()["output"][-1]["content"][0]["text"] == "Done: yes"
-            assert (probe.starts, probe.finished) == (2, 1)
-            # A finished run is gone: replaying its resume is the safe 409.
-            again = await client.post("/responses", json={**resume, "stream": False})
-            assert again.status_code == 409
-            assert again.json()["error"]["code"] == "interrupt_state_conflict"
-    finally:
-        uv_server.should_exit = True
-        await task
+    async with (
+        serving(registry) as origin,
+        httpx.AsyncClient(base_url=f"{origin}/v1", timeout=10) as client,
+    ):
+        paused = (
+            await client.post("/responses", json={"model": "pausing", "input": "x"})
+        ).json()
+        [call] = [i for i in paused["output"] if i["type"] == "function_call"]
+        resume = {
+            "model": "pausing",
+            "previous_response_id": paused["id"],
+            "input": [
+                {
+                    "type": "function_call_output",
+                    "call_id": call["call_id"],
+                    "output": "yes",
+                }
+            ],
+            "stream": True,
+        }
+        async with client.stream("POST", "/responses", json=resume) as response:
+            assert response.status_code == 200
+            await asyncio.wait_for(probe.started.wait(), 10)
+        # The client left mid-run: the run is cancelled, the pause kept.
+        for _ in range(200):
+            if probe.cancelled:
+                break
+            await asyncio.sleep(0.025)
+        assert (probe.starts, probe.cancelled, probe.finished) == (1, 1, 0)
+        probe.release.set()
+        # The identical resume, with the same Response and call IDs.
+        retried = await client.post("/responses", json={**resume, "stream": False})
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["output"][-1]["content"][0]["text"] == "Done: yes"
+        assert (probe.starts, probe.finished) == (2, 1)
+        # A finished run is gone: replaying its resume is the safe 409.
+        again = await client.post("/responses", json={**resume, "stream": False})
+        assert again.status_code == 409
+        assert again.json()["error"]["code"] == "interrupt_state_conflict"
 
 
 class StepProbe:
@@ -251,22 +249,13 @@ async def test_a_non_streaming_client_leaving_stops_the_run(
     path: str, body: dict
 ) -> None:
     probe = StepProbe()
-    app = FastAPI()
     registry = GraphRegistry(
         graphs={
             "counting": GraphConfig(graph=counting_graph(probe), description="Counts.")
         }
     )
-    LanggraphOpenaiServe(registry, app).bind_openai_api()
-    port = free_port()
-    uv_server = uvicorn.Server(
-        uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
-    )
-    task = asyncio.create_task(uv_server.serve())
-    while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
-        await asyncio.sleep(0.01)
-    try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+    async with serving(registry) as origin:
+        async with httpx.AsyncClient(base_url=origin) as client:
             request = asyncio.create_task(client.post(path, json=body, timeout=30))
             await asyncio.wait_for(probe.started.wait(), 10)
             await asyncio.sleep(0.1)  # a few steps in
@@ -282,6 +271,3 @@ async def test_a_non_streaming_client_leaving_stops_the_run(
         assert [
             t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"
         ] == []
-    finally:
-        uv_server.should_exit = True
-        await task

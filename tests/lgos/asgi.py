@@ -9,6 +9,30 @@ from typing import Any
 import orjson
 
 
+def post_scope(
+    path: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> dict[str, Any]:
+    """The ASGI scope of a JSON ``POST`` to ``path`` (plus ``headers``)."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"lgos"),
+            (b"content-type", b"application/json"),
+            *(headers or []),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+
 async def call_asgi(
     app: Any,
     path: str,
@@ -26,20 +50,7 @@ async def call_asgi(
 
     """
     raw = orjson.dumps(body)
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"lgos"), (b"content-type", b"application/json")],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
+    scope = post_scope(path)
     received = False
 
     async def receive() -> dict[str, Any]:

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from langgraph_openai_serve import LanggraphOpenaiServe, LgosSettings
 from tests.contract.openapi import validate
+from tests.lgos.asgi import post_scope
 from tests.lgos.graphs import make_registry
 
 pytestmark = pytest.mark.anyio
@@ -33,23 +34,10 @@ async def _post(
     app: FastAPI, chunks: list[bytes], *, declared: int | None
 ) -> tuple[int, dict[str, Any], int]:
     """POST ``chunks``; return the status, the JSON body and the bytes read."""
-    headers = [(b"host", b"lgos"), (b"content-type", b"application/json")]
+    headers = []
     if declared is not None:
         headers.append((b"content-length", str(declared).encode()))
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/responses",
-        "raw_path": b"/v1/responses",
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
+    scope = post_scope("/v1/responses", headers)
     pending = list(chunks)
     read = 0
 
