@@ -112,3 +112,44 @@ async def test_concurrent_contenders_get_exactly_one(pools) -> None:
     release.set()
     await asyncio.gather(*tasks)
     assert sorted(outcomes) == ["busy"] * 5 + ["won"]
+
+
+async def test_leases_beyond_the_slots_are_refused_after_a_bounded_wait(
+    pools, postgres_uri: str
+) -> None:
+    from langgraph_openai_serve.graph.coordinator import LeasesExhaustedError
+
+    coordinator = PostgresRunCoordinator(
+        pools[0], max_concurrent_leases=1, slot_wait_seconds=0.2
+    )
+    async with coordinator.lease("run-1"):
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(LeasesExhaustedError):
+            async with coordinator.lease("run-2"):
+                pass
+        assert asyncio.get_running_loop().time() - started < 2
+    async with coordinator.lease("run-2"):  # the slot came back
+        assert _locks_held(postgres_uri, "run-2") == 1
+
+
+async def test_a_terminated_session_is_found_at_once_by_confirm(
+    pools, postgres_uri: str
+) -> None:
+    # Between two periodic checks, confirm() (asked before every write) sees
+    # the session gone at once and marks the lease lost.
+    coordinator = PostgresRunCoordinator(
+        pools[0], max_concurrent_leases=1, check_seconds=60
+    )
+    async with coordinator.lease("run-1") as lease:
+        assert await lease.holds()
+        with psycopg.connect(postgres_uri, autocommit=True) as admin:
+            admin.execute(
+                "select pg_terminate_backend(pid) from pg_locks"
+                " where locktype = 'advisory' and objid = %s",
+                (advisory_lock_id("run-1") & 0xFFFFFFFF,),
+            )
+        assert not await lease.holds()
+        assert lease.lost.is_set()
+    assert _locks_held(postgres_uri, "run-1") == 0
+    async with PostgresRunCoordinator(pools[1], max_concurrent_leases=1).lease("run-1"):
+        pass  # free for another process

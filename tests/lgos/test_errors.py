@@ -477,3 +477,26 @@ async def test_a_query_asking_for_nothing_is_served(http: httpx.AsyncClient) -> 
     reply = await http.get("/v1/responses/resp_1?stream=false&include_obfuscation=0")
     assert reply.status_code == 404
     assert reply.json()["error"]["code"] == "not_found"
+
+
+async def test_odd_requests_get_clean_messages(http: httpx.AsyncClient) -> None:
+    # No pydantic class names; health ignores cache-busting query strings;
+    # a wrong method says so; a query error does not offer null.
+    _, error = await _error(
+        http, "/v1/responses", json={"model": "echo", "input": "x", "text": "x"}
+    )
+    assert (
+        error["message"]
+        == "Invalid value for 'text': Input should be a valid dictionary."
+    )
+    assert (await http.get("/v1/health?nocache=123")).status_code == 200
+    wrong = await http.delete("/v1/models")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (
+        405,
+        "method_not_allowed",
+    )
+    query = (await http.get("/v1/responses/resp_1?stream=true")).json()["error"]
+    assert query["message"] == (
+        "Unsupported parameter: 'stream' (background Responses are polled, not "
+        "streamed). Omit it, or send stream=false."
+    )

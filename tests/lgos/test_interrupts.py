@@ -16,6 +16,7 @@ import openai
 import pytest
 from fastapi import FastAPI
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve import LanggraphOpenaiServe
@@ -27,7 +28,7 @@ from langgraph_openai_serve.graph.interrupt import (
 from tests.contract.openapi import validate
 from tests.lgos.asgi import call_asgi
 from tests.lgos.conftest import parse_sse
-from tests.lgos.interrupt_graphs import Counter, interrupt_registry
+from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
 
 pytestmark = pytest.mark.anyio
 
@@ -573,6 +574,87 @@ async def test_a_lost_lease_stops_the_run_and_writes_nothing(stream: bool) -> No
         # Nothing was written under the run: no exit checkpoint, no deletion.
         assert [c.config async for c in state.saver.alist(None)] == before
         assert state.coordinator.held == frozenset()
+        done = await client.responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=answers(calls_of(paused), "ok"),
+        )
+        assert done.output_text == "Decision: ok"
+
+
+async def test_a_finished_run_left_behind_is_never_resumed_again(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # A resume cut off after its graph finished, before LGOS deleted the
+    # thread, leaves a finished checkpoint behind the pause. A retry must not
+    # walk back to the pause and run the work again: it gets the safe 409.
+    state, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    [call] = calls_of(paused)
+    run_id = uuid.UUID(paused.id.split("_")[2])
+    config = {"configurable": {"thread_id": checkpoint_key("t1", "approval", run_id)}}
+    graph = approval_graph(state.saver, Counter())
+    snapshot = await graph.aget_state(config)
+    [pending] = snapshot.interrupts
+    await graph.ainvoke(
+        Command(resume={pending.id: "done"}), config, durability="exit"
+    )  # the run finished; its thread is still there
+    assert len(await state.threads()) == 1
+    with pytest.raises(openai.ConflictError) as replayed:
+        await client.responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=answers([call], "again"),
+        )
+    assert replayed.value.code == "interrupt_state_conflict"
+    assert await state.threads() == set()  # and the leftover is cleaned up
+
+
+class ConfirmingCoordinator(LosableCoordinator):
+    """Leases whose holder can be told, at the next write, that they are gone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gone = False
+
+    @asynccontextmanager
+    async def lease(self, key: str) -> AsyncIterator[Lease]:
+        async with super().lease(key) as held:
+
+            async def confirm() -> bool:
+                if self.gone:
+                    held.lost.set()
+                return not self.gone
+
+            held.confirm = confirm
+            yield held
+
+
+async def test_a_lease_lost_between_checks_is_caught_before_the_write() -> None:
+    state = Env()
+    state.coordinator = ConfirmingCoordinator()
+    state.app = FastAPI()
+    LanggraphOpenaiServe(
+        interrupt_registry(state.saver, state.coordinator, state.counter), state.app
+    ).bind_openai_api()
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=state.app), base_url="http://lgos"
+    ) as http:
+        client = AsyncOpenAI(
+            base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
+        )
+        paused = await client.responses.create(model="approval", input="x")
+        before = [c.config async for c in state.saver.alist(None)]
+        state.coordinator.gone = True  # lost; no periodic check has seen it yet
+        with pytest.raises(openai.APIStatusError) as lost:
+            await client.responses.create(
+                model="approval",
+                previous_response_id=paused.id,
+                input=answers(calls_of(paused), "ok"),
+            )
+        assert (lost.value.status_code, lost.value.code) == (503, "run_lease_lost")
+        assert [c.config async for c in state.saver.alist(None)] == before
+        state.coordinator.gone = False
         done = await client.responses.create(
             model="approval",
             previous_response_id=paused.id,

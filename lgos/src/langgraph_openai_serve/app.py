@@ -22,6 +22,7 @@ from langgraph_openai_serve.api.health import router as health_router
 from langgraph_openai_serve.api.models import router as models_router
 from langgraph_openai_serve.api.openapi import describe_routes
 from langgraph_openai_serve.api.query import (
+    ANY_QUERY,
     NO_QUERY,
     RETRIEVE_RESPONSE_QUERY,
     check_query,
@@ -37,7 +38,10 @@ __all__ = ["LanggraphOpenaiServe", "get_version"]
 _TITLE = "LangGraph OpenAI Serve"
 _ROUTERS = (models_router, responses_router, chat_router, health_router)
 # The routes OpenAI defines query parameters for; the others take none.
-QUERY_RULES = {"/responses/{response_id}": RETRIEVE_RESPONSE_QUERY}
+QUERY_RULES = {
+    "/responses/{response_id}": RETRIEVE_RESPONSE_QUERY,
+    "/health": ANY_QUERY,
+}
 
 
 def _default_scope(_request: Request) -> str:

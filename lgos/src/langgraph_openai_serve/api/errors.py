@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -98,6 +99,9 @@ _NOTHING_STORED = (
 )
 
 
+_CLASS_NAME = re.compile(r" or instance of \w+")
+
+
 def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
     kind = error["type"]
     param = validation_param(tuple(error["loc"]))
@@ -132,7 +136,9 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
     if param is None and kind in {"model_attributes_type", "dict_type", "model_type"}:
         return "The request body must be a JSON object.", None, "invalid_type"
     code = "invalid_type" if kind.endswith("_type") else "invalid_value"
-    return f"Invalid value for {where}: {error['msg']}.", param, code
+    # pydantic names its classes ("... or instance of TextConfig"): not ours to show.
+    detail = _CLASS_NAME.sub("", error["msg"])
+    return f"Invalid value for {where}: {detail}.", param, code
 
 
 def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
@@ -228,11 +234,14 @@ async def _openai_error(_request: Request, exc: Exception) -> Response:
     return json_response(exc.envelope(), exc.status_code)
 
 
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     server = exc.status_code >= 500
     kind = SERVER_ERROR if server else "invalid_request_error"
-    code = SERVER_ERROR if server else "not_found" if exc.status_code == 404 else None
+    code = SERVER_ERROR if server else _HTTP_CODES.get(exc.status_code)
     return JSONResponse(
         error_envelope(str(exc.detail), type=kind, code=code),
         status_code=exc.status_code,

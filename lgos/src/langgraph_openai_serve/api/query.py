@@ -16,10 +16,16 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
-from langgraph_openai_serve.api.common import UNSUPPORTED_PARAMETER, unsupported_message
+from langgraph_openai_serve.api.common import UNSUPPORTED_PARAMETER
 from langgraph_openai_serve.errors import InvalidRequestError
 
-__all__ = ["NO_QUERY", "RETRIEVE_RESPONSE_QUERY", "QueryRules", "check_query"]
+__all__ = [
+    "ANY_QUERY",
+    "NO_QUERY",
+    "RETRIEVE_RESPONSE_QUERY",
+    "QueryRules",
+    "check_query",
+]
 
 _FALSE = ("false", "0")
 
@@ -41,6 +47,10 @@ class QueryRules:
 NO_QUERY = QueryRules()
 """A route OpenAI defines no query parameters for."""
 
+ANY_QUERY = None
+"""A route that is not OpenAI's (``/health``): its query string is ignored, so
+load balancers may add cache-busting parameters."""
+
 RETRIEVE_RESPONSE_QUERY = QueryRules(
     not_served={
         "stream": "background Responses are polled, not streamed",
@@ -53,7 +63,7 @@ RETRIEVE_RESPONSE_QUERY = QueryRules(
 """``GET /responses/{response_id}``."""
 
 
-def check_query(request: Request, rules: QueryRules) -> None:
+def check_query(request: Request, rules: QueryRules | None) -> None:
     """Refuse the query parameters of ``request`` that LGOS does not serve.
 
     Raises:
@@ -62,7 +72,7 @@ def check_query(request: Request, rules: QueryRules) -> None:
             for any other name; ``param`` names it.
 
     """
-    if not request.scope.get("query_string"):
+    if rules is None or not request.scope.get("query_string"):
         return
     for raw_name, value in request.query_params.multi_items():
         name = raw_name.removesuffix("[]")
@@ -75,8 +85,9 @@ def check_query(request: Request, rules: QueryRules) -> None:
             )
         no_ops = rules.no_ops.get(name, ())
         if value.lower() not in no_ops:
+            accepted = f", or send {name}={no_ops[0]}" if no_ops else ""
             raise InvalidRequestError(
-                unsupported_message(name, reason, no_ops),
+                f"Unsupported parameter: '{name}' ({reason}). Omit it{accepted}.",
                 param=name,
                 code=UNSUPPORTED_PARAMETER,
             )

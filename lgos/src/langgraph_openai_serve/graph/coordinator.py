@@ -10,7 +10,7 @@ the run holding it stops without writing anything more.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -19,6 +19,7 @@ __all__ = [
     "InMemoryRunCoordinator",
     "Lease",
     "LeaseLostError",
+    "LeasesExhaustedError",
     "RunBusyError",
     "RunCoordinator",
 ]
@@ -26,6 +27,10 @@ __all__ = [
 
 class RunBusyError(RuntimeError):
     """Another holder owns the lease for this checkpoint key."""
+
+
+class LeasesExhaustedError(RuntimeError):
+    """Every lease this process may hold at once is taken; try again shortly."""
 
 
 class LeaseLostError(RuntimeError):
@@ -54,11 +59,23 @@ class Lease:
         key: The leased checkpoint key.
         lost: Set when the lease ended without being released; the holder
             must stop and write nothing more under the key.
+        confirm: Checks, now, that the lease still holds (and sets ``lost``
+            when it does not); None when it cannot end by itself. The runner
+            calls it right before each checkpoint write and the deletion of
+            a finished run's thread, so a lease lost between two periodic
+            checks does not let the run write.
 
     """
 
     key: str
     lost: asyncio.Event = field(default_factory=asyncio.Event)
+    confirm: Callable[[], Awaitable[bool]] | None = None
+
+    async def holds(self) -> bool:
+        """Return whether the lease holds now (asking :attr:`confirm`)."""
+        if self.lost.is_set():
+            return False
+        return self.confirm is None or await self.confirm()
 
 
 @runtime_checkable

@@ -49,6 +49,12 @@ class LeaseGuardedSaver(BaseCheckpointSaver):
         if self.lease.lost.is_set():
             raise LeaseLostError
 
+    async def _acheck(self) -> None:
+        # Asked right before the write: a lease lost since the last periodic
+        # check is caught here, not after the write.
+        if not await self.lease.holds():
+            raise LeaseLostError
+
     @property
     def config_specs(self) -> list:  # type: ignore[override]
         """The wrapped saver's configuration fields."""
@@ -114,7 +120,7 @@ class LeaseGuardedSaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Write through while the lease holds."""
-        self._check()
+        await self._acheck()
         return await self.saver.aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(
@@ -125,12 +131,12 @@ class LeaseGuardedSaver(BaseCheckpointSaver):
         task_path: str = "",
     ) -> None:
         """Write through while the lease holds."""
-        self._check()
+        await self._acheck()
         await self.saver.aput_writes(config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete through while the lease holds."""
-        self._check()
+        await self._acheck()
         await self.saver.adelete_thread(thread_id)
 
     def put(

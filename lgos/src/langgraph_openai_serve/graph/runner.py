@@ -35,11 +35,12 @@ from langchain_core.runnables.config import patch_config
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, StreamMode
 
-from langgraph_openai_serve.errors import GraphError, InvalidRequestError
+from langgraph_openai_serve.errors import GraphError, InvalidRequestError, ServerError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.coordinator import (
     Lease,
     LeaseLostError,
+    LeasesExhaustedError,
     RunBusyError,
 )
 from langgraph_openai_serve.graph.graph_task import (
@@ -209,7 +210,10 @@ async def _find_pause(
     snapshot = await graph.aget_state(config)
     hidden = False
     for _ in range(_PAUSE_SEARCH_DEPTH):
-        if snapshot.interrupts or snapshot.parent_config is None:
+        # A checkpoint with nothing next is a finished run (its thread was
+        # about to be deleted when the request was cut off): never walk past
+        # it to the pause it answered, or a retry would run the work again.
+        if snapshot.interrupts or not snapshot.next or snapshot.parent_config is None:
             break
         snapshot = await graph.aget_state(snapshot.parent_config)
         hidden = True
@@ -328,12 +332,21 @@ async def prepare_run(
                 code="run_busy",
                 status_code=409,
             ) from None
+        except LeasesExhaustedError:
+            raise ServerError(
+                "This server runs as many interrupt runs as it can; retry shortly.",
+                code="leases_exhausted",
+                status_code=503,
+            ) from None
         pause = await _find_pause(graph, runnable_config, run_id)
         pending = pause.batch if pause is not None else None
         recorded = pause.instructions if pause is not None else None
         resume_from = None
         if resume is not None:
             if pause is None or pending is None:
+                # What is left, if anything, is a finished run cut off before
+                # its thread was deleted: finish the clean-up now.
+                await _delete_thread(graph, key)
                 raise conflict("This operation is not paused: it finished or expired.")
             graph_input: Any = Command(resume=resume_command_values(resume, pending))
             check_resumed_instructions(resume, recorded)
@@ -368,8 +381,9 @@ async def prepare_run(
             yield run
         finally:
             # A lost lease may have a new holder: write (delete) nothing more.
-            lost = lease is not None and lease.lost.is_set()
-            if run.disposition is Disposition.CLEANUP and not lost:
+            if run.disposition is Disposition.CLEANUP and (
+                lease is None or await lease.holds()
+            ):
                 await _delete_thread(graph, key)
 
 

@@ -25,11 +25,16 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
     raise ImportError(msg) from exc
 
-from langgraph_openai_serve.graph.coordinator import Lease, RunBusyError
+from langgraph_openai_serve.graph.coordinator import (
+    Lease,
+    LeasesExhaustedError,
+    RunBusyError,
+)
 
 __all__ = [
     "LEASE_CHECK_SECONDS",
     "LEASE_CHECK_TIMEOUT_SECONDS",
+    "LEASE_SLOT_WAIT_SECONDS",
     "PostgresRunCoordinator",
     "advisory_lock_id",
     "setup_storage",
@@ -44,6 +49,21 @@ LEASE_CHECK_SECONDS = 1.0
 """How often a held lease's session is checked (the default)."""
 LEASE_CHECK_TIMEOUT_SECONDS = 5.0
 """How long a check may take before the session counts as lost (the default)."""
+LEASE_SLOT_WAIT_SECONDS = 5.0
+"""How long a lease waits for a free slot before it is refused (the default)."""
+
+_TASKS: set[asyncio.Task[None]] = set()
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # a failed check is reported by its caller
+
+
+def _background(work: Awaitable[None]) -> None:
+    task = asyncio.ensure_future(work)
+    _TASKS.add(task)  # keep a reference until it is done
+    task.add_done_callback(_TASKS.discard)
 
 
 def advisory_lock_id(key: str) -> int:
@@ -77,6 +97,8 @@ class PostgresRunCoordinator:
         check_seconds: How often a held lease's session is checked.
         check_timeout_seconds: How long a check may take before the session
             counts as lost (a silent network cut).
+        slot_wait_seconds: How long a lease waits for one of the
+            ``max_concurrent_leases`` slots before it is refused.
 
     """
 
@@ -87,6 +109,7 @@ class PostgresRunCoordinator:
         max_concurrent_leases: int,
         check_seconds: float = LEASE_CHECK_SECONDS,
         check_timeout_seconds: float = LEASE_CHECK_TIMEOUT_SECONDS,
+        slot_wait_seconds: float = LEASE_SLOT_WAIT_SECONDS,
     ) -> None:
         if max_concurrent_leases < 1:
             msg = "max_concurrent_leases must be at least 1."
@@ -95,6 +118,7 @@ class PostgresRunCoordinator:
         self._slots = asyncio.Semaphore(max_concurrent_leases)
         self._check_seconds = check_seconds
         self._check_timeout = check_timeout_seconds
+        self._slot_wait = slot_wait_seconds
 
     @asynccontextmanager
     async def lease(self, key: str) -> AsyncIterator[Lease]:
@@ -109,10 +133,18 @@ class PostgresRunCoordinator:
 
         Raises:
             RunBusyError: Another session holds the lock.
+            LeasesExhaustedError: This process already holds
+                ``max_concurrent_leases`` leases and none came free within
+                ``slot_wait_seconds``.
 
         """
         lock_id = advisory_lock_id(key)
-        async with self._slots:
+        try:
+            async with asyncio.timeout(self._slot_wait):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise LeasesExhaustedError(key) from None
+        try:
             connection = await self._pool.getconn()
             try:
                 cursor = await connection.execute(
@@ -126,7 +158,13 @@ class PostgresRunCoordinator:
                 await self._pool.putconn(connection)
                 raise RunBusyError(key)
             lease = Lease(key)
-            watch = asyncio.ensure_future(self._watch(connection, lease))
+            backend = connection.info.backend_pid
+
+            async def confirm() -> bool:
+                return await self._confirm(connection, backend, lease)
+
+            lease.confirm = confirm
+            watch = asyncio.ensure_future(self._watch(confirm))
             try:
                 yield lease
             finally:
@@ -137,21 +175,51 @@ class PostgresRunCoordinator:
                     await self._discard(connection)
                 else:
                     await self._release(connection, lock_id)
+        finally:
+            self._slots.release()
 
-    async def _watch(self, connection: Any, lease: Lease) -> None:
+    async def _watch(self, confirm: Callable[[], Awaitable[bool]]) -> None:
         while True:
             await asyncio.sleep(self._check_seconds)
-            try:
-                async with asyncio.timeout(self._check_timeout):
-                    await connection.execute("select 1")
-            except Exception:
-                logger.error(
-                    "The session holding the lease for run %s ended; stopping the run",
-                    lease.key[:12],
-                    exc_info=True,
-                )
-                lease.lost.set()
+            if not await confirm():
                 return
+
+    async def _confirm(self, connection: Any, backend: int, lease: Lease) -> bool:
+        """Check the lock's session now; mark the lease lost if it is gone.
+
+        A check that does not answer within the timeout counts as lost at
+        once (psycopg's own query cancellation could take as long again); the
+        session is then ended from another connection, so that PostgreSQL
+        frees the lock for another process instead of keeping it until its
+        own TCP keepalive gives up.
+        """
+        if lease.lost.is_set():
+            return False
+        check = asyncio.ensure_future(connection.execute("select 1"))
+        check.add_done_callback(_retrieve)  # also when this wait is cancelled
+        done, _ = await asyncio.wait((check,), timeout=self._check_timeout)
+        if done and not check.cancelled() and check.exception() is None:
+            return True
+        lease.lost.set()
+        logger.error(
+            "The session holding the lease for run %s ended or stopped answering; "
+            "stopping the run",
+            lease.key[:12],
+        )
+        if not done:
+            check.cancel()
+            _background(self._end_session(backend))
+        return False
+
+    async def _end_session(self, backend: int) -> None:
+        with anyio.move_on_after(self._check_timeout, shield=True):
+            try:
+                async with self._pool.connection() as other:
+                    await other.execute("select pg_terminate_backend(%s)", (backend,))
+            except Exception:
+                logger.warning(
+                    "Could not end the silent lease session %s", backend, exc_info=True
+                )
 
     async def _release(self, connection: Any, lock_id: int) -> None:
         with anyio.move_on_after(_RELEASE_SECONDS, shield=True):
