@@ -500,3 +500,14 @@ async def test_odd_requests_get_clean_messages(http: httpx.AsyncClient) -> None:
         "Unsupported parameter: 'stream' (background Responses are polled, not "
         "streamed). Omit it, or send stream=false."
     )
+
+
+async def test_a_long_unknown_model_is_not_echoed_in_full(
+    http: httpx.AsyncClient,
+) -> None:
+    reply = await http.post(
+        "/v1/responses", json={"model": "m" * 100_000, "input": "x"}
+    )
+    error = reply.json()["error"]
+    assert (reply.status_code, error["code"]) == (404, "model_not_found")
+    assert error["message"] == f"The model '{'m' * 100}…' does not exist."

@@ -68,8 +68,13 @@ class GraphRegistry:
             return self.graphs[model]
         except KeyError:
             raise InvalidRequestError(
-                f"The model '{model}' does not exist.",
+                f"The model '{_shown(model)}' does not exist.",
                 param="model",
                 code="model_not_found",
                 status_code=status.HTTP_404_NOT_FOUND,
             ) from None
+
+
+def _shown(name: str, limit: int = 100) -> str:
+    """``name`` as an error message shows it: at most ``limit`` characters."""
+    return name if len(name) <= limit else f"{name[:limit]}…"
