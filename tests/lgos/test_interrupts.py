@@ -37,9 +37,9 @@ CALL_ID = re.compile(r"^call_lg_[0-9a-f]{64}_[0-9a-f]{32}_[0-9a-f]+$")
 
 
 class Env:
-    def __init__(self) -> None:
+    def __init__(self, coordinator: InMemoryRunCoordinator | None = None) -> None:
         self.saver = InMemorySaver()
-        self.coordinator = InMemoryRunCoordinator()
+        self.coordinator = coordinator or InMemoryRunCoordinator()
         self.counter = Counter()
         self.app = FastAPI()
         registry = interrupt_registry(self.saver, self.coordinator, self.counter)
@@ -57,16 +57,24 @@ class Env:
         }
 
 
-@pytest.fixture
-async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
-    state = Env()
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=state.app)) as http:
+@asynccontextmanager
+async def clients(state: Env) -> AsyncIterator[tuple[httpx.AsyncClient, AsyncOpenAI]]:
+    """Plain HTTP and the OpenAI SDK, both talking to ``state.app`` in process."""
+    transport = httpx.ASGITransport(app=state.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lgos") as http:
         yield (
-            state,
+            http,
             AsyncOpenAI(
                 base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
             ),
         )
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
+    state = Env()
+    async with clients(state) as (_, client):
+        yield state, client
 
 
 def calls_of(response: Any) -> list[Any]:
@@ -539,18 +547,8 @@ class LosableCoordinator(InMemoryRunCoordinator):
 
 @pytest.mark.parametrize("stream", [False, True])
 async def test_a_lost_lease_stops_the_run_and_writes_nothing(stream: bool) -> None:
-    state = Env()
-    state.coordinator = LosableCoordinator()
-    state.app = FastAPI()
-    LanggraphOpenaiServe(
-        interrupt_registry(state.saver, state.coordinator, state.counter), state.app
-    ).bind_openai_api()
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=state.app), base_url="http://lgos"
-    ) as http:
-        client = AsyncOpenAI(
-            base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
-        )
+    state = Env(LosableCoordinator())
+    async with clients(state) as (http, client):
         paused = await client.responses.create(model="approval", input="x")
         before = [c.config async for c in state.saver.alist(None)]
         body = {
@@ -631,18 +629,8 @@ class ConfirmingCoordinator(LosableCoordinator):
 
 
 async def test_a_lease_lost_between_checks_is_caught_before_the_write() -> None:
-    state = Env()
-    state.coordinator = ConfirmingCoordinator()
-    state.app = FastAPI()
-    LanggraphOpenaiServe(
-        interrupt_registry(state.saver, state.coordinator, state.counter), state.app
-    ).bind_openai_api()
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=state.app), base_url="http://lgos"
-    ) as http:
-        client = AsyncOpenAI(
-            base_url="http://lgos/v1", api_key="x", http_client=http, max_retries=0
-        )
+    state = Env(ConfirmingCoordinator())
+    async with clients(state) as (_, client):
         paused = await client.responses.create(model="approval", input="x")
         before = [c.config async for c in state.saver.alist(None)]
         state.coordinator.gone = True  # lost; no periodic check has seen it yet
