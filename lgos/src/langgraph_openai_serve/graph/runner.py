@@ -229,6 +229,15 @@ async def _find_pause(
     return _Pause(batch, digest, hidden)
 
 
+async def _still_held(lease: Lease | None) -> bool:
+    """Whether the run still holds its lease; shielded, as clean-up must be."""
+    if lease is None:
+        return True
+    with anyio.move_on_after(_CLEANUP_SECONDS, shield=True):
+        return await lease.holds()
+    return False  # the check itself timed out: treat the lease as lost
+
+
 async def _delete_thread(graph: CompiledStateGraph, thread_id: str) -> None:
     """Best-effort, shielded deletion; a failure is logged, never raised."""
     checkpointer = graph.checkpointer
@@ -381,9 +390,7 @@ async def prepare_run(
             yield run
         finally:
             # A lost lease may have a new holder: write (delete) nothing more.
-            if run.disposition is Disposition.CLEANUP and (
-                lease is None or await lease.holds()
-            ):
+            if run.disposition is Disposition.CLEANUP and await _still_held(lease):
                 await _delete_thread(graph, key)
 
 
