@@ -51,6 +51,11 @@ def thread_count(uri: str) -> int:
         return row[0]
 
 
+def _as_root(*args: str) -> list[str]:
+    """``args`` run as root, through sudo when needed (as ensure-postgres.sh does)."""
+    return list(args) if os.geteuid() == 0 else ["sudo", *args]
+
+
 @dataclass(frozen=True)
 class RestartablePostgres:
     """A PostgreSQL cluster of one test's own: it may be restarted mid-test."""
@@ -62,7 +67,7 @@ class RestartablePostgres:
     def restart(self) -> None:
         """Restart the cluster at once (``-m fast``: sessions are cut)."""
         subprocess.run(
-            ["pg_ctlcluster", self.version, self.name, "restart", "-m", "fast"],
+            _as_root("pg_ctlcluster", self.version, self.name, "restart", "-m", "fast"),
             check=True,
             capture_output=True,
         )
@@ -72,25 +77,36 @@ class RestartablePostgres:
 def restartable_postgres() -> Iterator[RestartablePostgres]:
     """Create, start and finally drop a throw-away cluster on a free port.
 
-    Needs Debian's cluster tools and root (as ``just test`` runs in CI); the
-    shared server is never restarted, so other tests are not disturbed.
+    Uses Debian's cluster tools, which ``scripts/ensure-postgres.sh`` (run by
+    ``just test``) installs; the shared server is never restarted, so other
+    tests are not disturbed.
     """
-    if shutil.which("pg_createcluster") is None or os.geteuid() != 0:
-        pytest.skip("needs Debian's pg_createcluster, run as root")
+    if shutil.which("pg_createcluster") is None:
+        pytest.fail(
+            "pg_createcluster is missing: run `bash scripts/ensure-postgres.sh` "
+            "(just test does) to install Debian's PostgreSQL",
+            pytrace=False,
+        )
     version = sorted(os.listdir("/usr/lib/postgresql"))[-1]
     name = f"zrestart{uuid.uuid4().hex[:8]}"  # sorts after the shared "main"
     port = free_port()
     subprocess.run(
-        ["pg_createcluster", version, name, "-p", str(port), "--", "--auth=trust"],
+        _as_root(
+            "pg_createcluster", version, name, "-p", str(port), "--", "--auth=trust"
+        ),
         check=True,
         capture_output=True,
     )
     try:
         subprocess.run(
-            ["pg_ctlcluster", version, name, "start"], check=True, capture_output=True
+            _as_root("pg_ctlcluster", version, name, "start"),
+            check=True,
+            capture_output=True,
         )
         yield RestartablePostgres(
             version, name, f"postgresql://postgres@127.0.0.1:{port}/postgres"
         )
     finally:
-        subprocess.run(["pg_dropcluster", version, name, "--stop"], capture_output=True)
+        subprocess.run(
+            _as_root("pg_dropcluster", version, name, "--stop"), capture_output=True
+        )

@@ -192,6 +192,23 @@ def _lines(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
+def _resume_when_free(
+    base: str, body: dict[str, Any], also: type[Exception] | None = None
+) -> Any:
+    """Send ``body`` to ``base``, retrying while the run is busy (or ``also``)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return client(base).responses.create(**body)
+        except openai.ConflictError as busy:
+            assert busy.code == "run_busy" and time.monotonic() < deadline, busy
+        except Exception as error:
+            if also is None or not isinstance(error, also):
+                raise
+            assert time.monotonic() < deadline, error
+        time.sleep(0.05)
+
+
 def _wait_for(predicate: Any, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -218,14 +235,7 @@ def test_a_dropped_streaming_resume_keeps_its_pause_across_processes(
         _wait_for(lambda: len(_lines(gate / "log")) == 1)
     _wait_for(lambda: len(_lines(gate / "log")) == 2)  # A cancelled its run
     (gate / "open").touch()
-    deadline = time.monotonic() + 20
-    while True:  # A releases the lease just after cancelling
-        try:
-            done = client(b).responses.create(**body)
-            break
-        except openai.ConflictError as busy:
-            assert busy.code == "run_busy" and time.monotonic() < deadline
-            time.sleep(0.05)
+    done = _resume_when_free(b, body)  # A releases the lease just after cancelling
     assert done.output_text == f"Decision: gate:{gate}"
     events = [line.split() for line in _lines(gate / "log")]
     assert [event for _, event in events] == ["start", "cancelled", "start", "done"]
@@ -317,14 +327,8 @@ def test_a_database_restart_stops_the_run_and_the_retry_completes_once(
         assert lost.status_code == 503, lost.text
         assert lost.json()["error"]["code"] == "run_lease_lost"
         (gate / "open").touch()
-        deadline = time.monotonic() + 30
-        while True:  # B's first attempts may meet the database starting up
-            try:
-                done = client(b).responses.create(**body)
-                break
-            except (openai.InternalServerError, openai.ConflictError) as error:
-                assert time.monotonic() < deadline, error
-                time.sleep(0.2)
+        # B's first attempts may meet the database starting up.
+        done = _resume_when_free(b, body, also=openai.InternalServerError)
         assert done.output_text == f"Decision: gate:{gate}"
     events = [event for _, event in (line.split() for line in _lines(gate / "log"))]
     assert events == ["start", "cancelled", "start", "done"]
