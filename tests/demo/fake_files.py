@@ -21,7 +21,7 @@ from fastapi import FastAPI, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from openai import AsyncOpenAI
 
-from lgos_demo_api.files import FilesClient
+from lgos_demo_api.files_client import FilesClient
 
 API_KEY = "test-files-key"
 BASE_URL = "http://files.test/v1"

@@ -14,7 +14,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.server import ServerResources
-from lgos_demo_api.files import FilesClient
+from lgos_demo_api.files_client import FilesClient
 from lgos_demo_api.graphs.deep_research import (
     ANSWER_PROMPT,
     REPORT_PROMPT,

@@ -86,7 +86,8 @@ from langgraph_openai_serve import (
     NamedFunctionToolChoice,
     status_event,
 )
-from lgos_demo_api.files import FileCache, FilesClient, resolve_file_inputs
+from lgos_demo_api.attachments import FileCache, resolve_file_inputs
+from lgos_demo_api.files_client import FilesClient
 from lgos_demo_api.models import answered_by, chat_model, uses_offline_model
 from lgos_demo_api.search import backend_label, search_backend, web_search_tool
 from lgos_demo_api.search.base import SearchResult

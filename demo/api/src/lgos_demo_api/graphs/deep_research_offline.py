@@ -45,7 +45,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from lgos_demo_api.files import own_text, parse_attachments
+from lgos_demo_api.attachments import own_text, parse_attachments
 from lgos_demo_api.graphs.deep_research import (
     ANSWER_PROMPT,
     FORCED_RESEARCH,

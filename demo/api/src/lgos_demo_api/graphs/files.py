@@ -68,16 +68,15 @@ from lgos_demo_api.display_file import (
     display_file_arguments,
     display_file_failure,
 )
-from lgos_demo_api.files import (
+from lgos_demo_api.attachments import (
     Attachment,
     FileCache,
-    FilesClient,
-    StoredFile,
     file_ids,
     own_text,
     parse_attachments,
     resolve_file_inputs,
 )
+from lgos_demo_api.files_client import FilesClient, StoredFile
 from lgos_demo_api.models import answered_by, chat_model, uses_offline_model
 from lgos_demo_api.offline import OfflineChatModel
 from lgos_demo_api.settings import DemoApiSettings

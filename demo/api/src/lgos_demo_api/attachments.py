@@ -1,4 +1,4 @@
-"""Attachments: a small Files API client and `resolve_file_inputs`.
+"""Attachments as model input: `resolve_file_inputs` and reading them back.
 
 LGOS hands a graph declaring `GraphFeature.FILE_INPUTS` each attachment as a
 LangChain file block, `{"type": "file", "file_id": "file-..."}`, inside a
@@ -23,38 +23,36 @@ any OpenAI-compatible provider. PDFs are not forwarded as native file blocks
 to OpenAI: the IDs belong to the demo's Files service, not to the provider,
 so forwarding would mean re-sending the bytes inline on every call.
 
-`FilesClient` wraps `AsyncOpenAI(...).files` (no protocol of our own): it
-fetches attachments and uploads the files graphs generate.
+The offline models read the result back with `parse_attachments` and
+`own_text`, so they answer from exactly what a real model would see. The
+downloads go through `lgos_demo_api.files_client.FilesClient`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
-import logging
-import mimetypes
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-import openai
 from langchain_core.messages import BaseMessage, HumanMessage
-from openai import AsyncOpenAI
-from openai.types import FileObject
 
-from lgos_demo_api.settings import DemoApiSettings
+from lgos_demo_api.files_client import (
+    NOTE,
+    FetchResult,
+    FilesClient,
+    FileUnavailable,
+    StoredFile,
+)
 
 __all__ = [
-    "MAX_DOWNLOAD_BYTES",
+    "HEADING",
     "MAX_TEXT_CHARS",
     "Attachment",
     "FileCache",
-    "FileUnavailable",
-    "FilesClient",
-    "StoredFile",
     "file_ids",
-    "guess_mime_type",
     "is_attachment_text",
     "own_text",
     "parse_attachments",
@@ -62,21 +60,12 @@ __all__ = [
     "resolve_file_inputs",
 ]
 
-logger = logging.getLogger(__name__)
-
 MAX_TEXT_CHARS: Final = 20_000
 """The most characters of one attachment's text a model call receives."""
-
-MAX_DOWNLOAD_BYTES: Final = 20 * 1024 * 1024
-"""Larger attachments are not downloaded; the model gets a note instead."""
 
 HEADING: Final = "## Attachment: "
 """How a readable attachment's text starts in the model input."""
 
-NOTE: Final = "[attachment "
-"""How the note for an unreadable or unavailable attachment starts."""
-
-_FILE_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _TEXT_TYPES = frozenset(
     {
         "application/json",
@@ -90,240 +79,11 @@ _TEXT_TYPES = frozenset(
         "application/sql",
     }
 )
-_EXTENSION_TYPES = {
-    ".md": "text/markdown",
-    ".markdown": "text/markdown",
-    ".csv": "text/csv",
-    ".tsv": "text/tab-separated-values",
-    ".txt": "text/plain",
-    ".log": "text/plain",
-    ".json": "application/json",
-    ".jsonl": "application/x-ndjson",
-    ".yaml": "application/yaml",
-    ".yml": "application/yaml",
-    ".toml": "application/toml",
-    ".pdf": "application/pdf",
-    ".png": "image/png",
-}
-_MAGIC = (
-    (b"%PDF-", "application/pdf"),
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF8", "image/gif"),
-    (b"PK\x03\x04", "application/zip"),
-)
 _FENCE_LANGUAGES = {
     "text/csv": "csv",
     "text/markdown": "markdown",
     "application/json": "json",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class StoredFile:
-    """A downloaded attachment.
-
-    Attributes:
-        file_id: Its Files API ID.
-        filename: The name it was uploaded under.
-        mime_type: Its media type (see `guess_mime_type`).
-        data: Its bytes.
-
-    """
-
-    file_id: str
-    filename: str
-    mime_type: str
-    data: bytes
-
-    @property
-    def size(self) -> int:
-        """The file's size in bytes."""
-        return len(self.data)
-
-    @property
-    def is_csv(self) -> bool:
-        """Whether the file is CSV (by media type or name)."""
-        return self.mime_type == "text/csv" or self.filename.lower().endswith(".csv")
-
-
-@dataclass(frozen=True, slots=True)
-class FileUnavailable:
-    """An attachment that could not be downloaded.
-
-    Attributes:
-        file_id: The ID the client sent.
-        note: What the model is told instead, e.g. `[attachment file-x: not
-            available — the Files API has no such file; it may have expired or
-            been deleted]`.
-
-    """
-
-    file_id: str
-    note: str
-
-
-FetchResult = StoredFile | FileUnavailable
-"""What fetching one attachment gives."""
-
-
-def _unavailable(file_id: str, reason: str) -> FileUnavailable:
-    return FileUnavailable(file_id, f"{NOTE}{file_id}: not available — {reason}]")
-
-
-def guess_mime_type(filename: str, data: bytes, declared: str | None = None) -> str:
-    """Decide an attachment's media type.
-
-    The Files API's file object has no media type, so it is inferred: a
-    known signature in the bytes (PDF, PNG, JPEG, GIF, ZIP) wins, then the
-    filename's extension, then the type the content was served with (unless
-    generic), and finally UTF-8 text without NUL bytes counts as
-    `text/plain`.
-
-    Args:
-        filename: The name the file was uploaded under.
-        data: Its bytes.
-        declared: The `Content-Type` it was downloaded with, if any.
-
-    Returns:
-        A media type such as `text/csv` or `application/octet-stream`.
-
-    """
-    for signature, kind in _MAGIC:
-        if data.startswith(signature):
-            return kind
-    extension = ("." + filename.rsplit(".", 1)[-1].lower()) if "." in filename else ""
-    if extension in _EXTENSION_TYPES:
-        return _EXTENSION_TYPES[extension]
-    guessed, _ = mimetypes.guess_type(filename, strict=False)
-    if guessed:
-        return guessed
-    declared = (declared or "").split(";", 1)[0].strip().lower()
-    if declared and declared != "application/octet-stream":
-        return declared
-    if b"\x00" not in data[:8192]:
-        try:
-            data[:8192].decode("utf-8")
-        except UnicodeDecodeError as error:
-            # A multi-byte character cut at the sample's end is still text.
-            if error.start < len(data[:8192]) - 3:
-                return "application/octet-stream"
-        return "text/plain"
-    return "application/octet-stream"
-
-
-class FilesClient:
-    """The demo's client of an OpenAI-compatible Files API.
-
-    A thin layer over the OpenAI SDK's `files` resource: `fetch` downloads an
-    attachment (metadata and content) and turns every failure into a
-    `FileUnavailable`; `upload` stores a generated file.
-
-    Args:
-        client: The SDK client whose `files` resource is used (tests pass
-            one whose `http_client` reaches an in-process Files API).
-        max_download_bytes: Larger files are not downloaded.
-
-    """
-
-    def __init__(
-        self, client: AsyncOpenAI, *, max_download_bytes: int = MAX_DOWNLOAD_BYTES
-    ) -> None:
-        self.client = client
-        self.max_download_bytes = max_download_bytes
-
-    @classmethod
-    def from_settings(cls, settings: DemoApiSettings) -> FilesClient:
-        """Build the client for `files_base_url` and `files_api_key`.
-
-        Args:
-            settings: The demo settings.
-
-        Returns:
-            A client with a 30-second timeout and one retry.
-
-        """
-        return cls(
-            AsyncOpenAI(
-                base_url=settings.files_base_url,
-                api_key=settings.files_api_key.get_secret_value(),
-                timeout=30.0,
-                max_retries=1,
-            )
-        )
-
-    async def fetch(self, file_id: str) -> FetchResult:
-        """Download one attachment.
-
-        Args:
-            file_id: The ID from the file block.
-
-        Returns:
-            The file, or a `FileUnavailable` explaining why not: an ID that is
-            not a Files API ID, no such file (unknown, expired or deleted), a
-            file over `max_download_bytes`, or a failing service.
-
-        """
-        if not _FILE_ID.fullmatch(file_id):
-            return _unavailable(file_id[:64], "this is not a Files API file ID")
-        try:
-            meta = await self.client.files.retrieve(file_id)
-            if meta.bytes > self.max_download_bytes:
-                name = meta.filename or file_id
-                return FileUnavailable(
-                    file_id,
-                    f"{NOTE}{name}: {meta.bytes} bytes — too large to read "
-                    f"(the limit is {self.max_download_bytes} bytes)]",
-                )
-            content = await self.client.files.content(file_id)
-        except openai.NotFoundError:
-            return _unavailable(
-                file_id,
-                "the Files API has no such file; it may have expired or been deleted",
-            )
-        except openai.APIStatusError as error:
-            logger.warning("Files API answered %s for %s", error.status_code, file_id)
-            return _unavailable(
-                file_id, f"the Files API answered HTTP {error.status_code}"
-            )
-        except openai.APIConnectionError:
-            logger.warning("Files API unreachable while fetching %s", file_id)
-            return _unavailable(file_id, "the Files API could not be reached")
-        data = content.content
-        filename = meta.filename or file_id
-        declared = content.response.headers.get("content-type")
-        return StoredFile(
-            file_id, filename, guess_mime_type(filename, data, declared), data
-        )
-
-    async def upload(
-        self,
-        data: bytes,
-        *,
-        filename: str,
-        mime_type: str,
-        purpose: str = "user_data",
-    ) -> FileObject:
-        """Store a generated file.
-
-        Args:
-            data: The bytes.
-            filename: The name to store it under.
-            mime_type: Its media type, sent as the part's `Content-Type`.
-            purpose: The Files API purpose (`user_data` or `assistants`).
-
-        Returns:
-            The Files API's file object (its `id` is what clients display).
-
-        Raises:
-            openai.APIError: When the Files API refuses the upload or cannot
-                be reached.
-
-        """
-        return await self.client.files.create(
-            file=(filename, data, mime_type),
-            purpose=purpose,  # type: ignore[arg-type]
-        )
 
 
 class FileCache:
@@ -356,7 +116,7 @@ class FileCache:
         async with self._locks.setdefault(file_id, asyncio.Lock()):
             if file_id not in self._results:
                 if files is None:
-                    result: FetchResult = _unavailable(
+                    result: FetchResult = FileUnavailable.because(
                         file_id, "no Files API is configured"
                     )
                 else:

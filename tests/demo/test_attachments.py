@@ -11,17 +11,15 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from openai import AsyncOpenAI
 
-from lgos_demo_api.files import (
+from lgos_demo_api.attachments import (
     FileCache,
-    FilesClient,
-    StoredFile,
     file_ids,
-    guess_mime_type,
     own_text,
     parse_attachments,
     render_attachment,
     resolve_file_inputs,
 )
+from lgos_demo_api.files_client import FilesClient, StoredFile, guess_mime_type
 from lgos_demo_api.settings import DemoApiSettings
 from tests.demo.fake_files import FakeFiles, files_client, make_pdf
 
