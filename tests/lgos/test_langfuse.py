@@ -26,7 +26,7 @@ from langgraph_openai_serve import GraphConfig, GraphRegistry, GraphRequest
 from langgraph_openai_serve.graph import run_config
 from langgraph_openai_serve.graph.runner import run_langgraph
 from langgraph_openai_serve.integrations import langfuse as lgos_langfuse
-from lgos_demo_api.offline import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel
 from tests.lgos.graphs import echo_responder, model_graph
 from tests.lgos.otel import Capture, otel_fixture  # noqa: F401 - fixture
 
@@ -45,15 +45,15 @@ def langfuse_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("LGOS_ENABLE_LANGFUSE", raising=False)
     monkeypatch.setattr(lgos_langfuse, "_handler", None)
     LangfuseResourceManager.reset()
-    run_config.langfuse_enabled.cache_clear()
+    run_config.set_run_tracing(None)
     yield
     LangfuseResourceManager.reset()
-    run_config.langfuse_enabled.cache_clear()
+    run_config.set_run_tracing(None)
 
 
 def enable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LGOS_ENABLE_LANGFUSE", "True")
-    run_config.langfuse_enabled.cache_clear()
+    assert lgos_langfuse.install_langfuse()  # what lgos serve and lgos worker do
 
 
 class Recorder(BaseCallbackHandler):

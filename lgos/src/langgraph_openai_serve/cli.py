@@ -93,8 +93,8 @@ def worker(factory: str, name: str, slots: int | None, log_level: str) -> None:
     server settings (LGOS_POSTGRES_URI, LGOS_LOG_FORMAT, ...) are shared with
     lgos serve.
     """
-    from langgraph_openai_serve.integrations.hatchet import run_worker
     from langgraph_openai_serve.server.logging_config import configure_logging
+    from langgraph_openai_serve.server.worker import run_worker
 
     configure_logging(_settings().log_format, log_level)
     run_worker(factory, name=name, slots=slots)

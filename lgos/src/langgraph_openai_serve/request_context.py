@@ -28,7 +28,7 @@ from typing import Any
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from langgraph_openai_serve.api.ids import new_id
+from langgraph_openai_serve.ids import new_id
 
 __all__ = [
     "REQUEST_ID_HEADER",

@@ -16,7 +16,6 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import FinalChunk, sse_response
 from langgraph_openai_serve.errors import (
@@ -29,6 +28,7 @@ from langgraph_openai_serve.graph.coordinator import LeaseLostError
 from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
+from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.request_context import (
     REQUEST_ID_HEADER,
     bind_log_fields,

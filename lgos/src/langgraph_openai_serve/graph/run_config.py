@@ -8,18 +8,20 @@ Every run is named :data:`RUN_NAME` (``lgos.graph_run``) and carries these
 - ``lgos.operation_id``: the run UUID of an interrupt run;
 - ``lgos.user``: the end user (``safety_identifier`` or ``user``), when named.
 
-With ``LGOS_ENABLE_LANGFUSE=True`` the process-wide Langfuse handler is added
-beside the registered ``runtime_callbacks`` (never mutated), and Langfuse's
-``langfuse_user_id``, ``langfuse_session_id`` (``metadata.conversation_id``)
-and ``langfuse_trace_name`` (the model) are set; with the toggle off no
-Langfuse field is set, so a handler passed in ``runtime_callbacks`` gets none.
+A tracing integration is injected, never imported here: whoever starts the
+process (``lgos serve``, ``lgos worker``, or an application) installs a
+:class:`RunTracing` with :func:`set_run_tracing`, and every run then gets its
+callback handler beside the registered ``runtime_callbacks`` (never mutated),
+its metadata, and its context where the graph advances.
+:func:`~langgraph_openai_serve.integrations.langfuse.install_langfuse` is the
+one LGOS ships (``LGOS_ENABLE_LANGFUSE``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from functools import cache
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
@@ -34,9 +36,11 @@ __all__ = [
     "REQUEST_ID_METADATA_KEY",
     "RUN_NAME",
     "USER_METADATA_KEY",
-    "langfuse_enabled",
-    "langfuse_run_context",
+    "RunTracing",
+    "run_context",
+    "run_tracing",
     "runnable_config",
+    "set_run_tracing",
 ]
 
 RUN_NAME = "lgos.graph_run"
@@ -45,12 +49,37 @@ REQUEST_ID_METADATA_KEY = "lgos.request_id"
 USER_METADATA_KEY = "lgos.user"
 
 
-@cache
-def langfuse_enabled() -> bool:
-    """Return ``LGOS_ENABLE_LANGFUSE``, read once per process."""
-    from langgraph_openai_serve.settings import LgosSettings
+@dataclass(frozen=True, slots=True)
+class RunTracing:
+    """A tracing integration applied to every graph run of the process.
 
-    return LgosSettings().enable_langfuse
+    Attributes:
+        handler: Returns the callback handler added to each run (called once
+            per run; return a process-wide handler to share it).
+        metadata: The integration's own ``RunnableConfig.metadata`` fields for
+            a request (for example a trace name), merged after LGOS's.
+        context: A context manager entered where the graph advances, so
+            every observation of the run is made inside it.
+
+    """
+
+    handler: Callable[[], BaseCallbackHandler]
+    metadata: Callable[[GraphRequest], dict[str, Any]]
+    context: Callable[[GraphRequest], AbstractContextManager[object]]
+
+
+_tracing: RunTracing | None = None
+
+
+def set_run_tracing(tracing: RunTracing | None) -> None:
+    """Install the process-wide :class:`RunTracing` (None removes it)."""
+    global _tracing
+    _tracing = tracing
+
+
+def run_tracing() -> RunTracing | None:
+    """Return the installed :class:`RunTracing`, or None."""
+    return _tracing
 
 
 def _add_handlers(callbacks: Any, handlers: list[BaseCallbackHandler]) -> Any:
@@ -63,10 +92,6 @@ def _add_handlers(callbacks: Any, handlers: list[BaseCallbackHandler]) -> Any:
             manager.add_handler(handler, inherit=True)
         return manager
     return [*callbacks, *handlers]
-
-
-def _session(request: GraphRequest) -> str | None:
-    return request.metadata.get("conversation_id")
 
 
 def runnable_config(
@@ -98,15 +123,9 @@ def runnable_config(
         metadata[OPERATION_ID_METADATA_KEY] = operation_id
     if request.user is not None:
         metadata[USER_METADATA_KEY] = request.user
-    if langfuse_enabled():
-        from langgraph_openai_serve.integrations.langfuse import get_langfuse_callback
-
-        handlers = [*handlers, get_langfuse_callback()]
-        metadata["langfuse_trace_name"] = request.model
-        if request.user is not None:
-            metadata["langfuse_user_id"] = request.user
-        if (session := _session(request)) is not None:
-            metadata["langfuse_session_id"] = session
+    if (tracing := _tracing) is not None:
+        handlers = [*handlers, tracing.handler()]
+        metadata.update(tracing.metadata(request))
     return {
         "callbacks": _add_handlers(config.runtime_callbacks, handlers),
         "run_name": RUN_NAME,
@@ -114,19 +133,15 @@ def runnable_config(
     }
 
 
-def langfuse_run_context(
+def run_context(
     request: GraphRequest,
 ) -> Callable[[], AbstractContextManager[object]] | None:
-    """Return a factory of Langfuse's attribute context for a run, or None.
+    """Return a factory of the installed tracing's context for a run, or None.
 
-    None unless ``LGOS_ENABLE_LANGFUSE`` is on. The runner enters the context
-    where the graph advances, so every observation of the run carries the end
-    user, session and trace name.
+    The runner enters the context where the graph advances (see
+    :class:`RunTracing`); None when no tracing is installed.
     """
-    if not langfuse_enabled():
+    tracing = _tracing
+    if tracing is None:
         return None
-    from langgraph_openai_serve.integrations.langfuse import run_attributes
-
-    return lambda: run_attributes(
-        user=request.user, session=_session(request), trace_name=request.model
-    )
+    return lambda: tracing.context(request)

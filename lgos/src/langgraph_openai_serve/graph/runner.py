@@ -68,7 +68,9 @@ from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import (
     RUN_NAME,
-    langfuse_run_context,
+)
+from langgraph_openai_serve.graph.run_config import (
+    run_context as tracing_context,
 )
 from langgraph_openai_serve.graph.run_config import (
     runnable_config as build_runnable_config,
@@ -515,7 +517,7 @@ async def stream_run_batches(
     )
     telemetry = WorkflowTelemetry(run.request.model)
     graph_context = telemetry.graph_context
-    run_context = langfuse_run_context(run.request)
+    run_context = tracing_context(run.request)
     output: Any = None
     has_output = interrupted = False
     final: AIMessage | LangGraphInterruptBatch

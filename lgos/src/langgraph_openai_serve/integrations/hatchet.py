@@ -52,7 +52,6 @@ __all__ = [
     "WorkerLostError",
     "create_hatchet_task",
     "hatchet_client",
-    "run_worker",
 ]
 
 TASK_NAME = "lgos-background-response"
@@ -307,32 +306,3 @@ def _trigger_input(payload: Any) -> Any:
     if isinstance(payload, dict) and "job" not in payload:
         return payload.get("input")
     return payload
-
-
-def run_worker(factory: Any, *, name: str = "lgos", slots: int | None = None) -> None:
-    """Run a Hatchet worker executing background Responses (``lgos worker``).
-
-    The worker's lifespan opens the server resources (``LGOS_POSTGRES_URI``)
-    and yields the registry that ``factory`` builds from them, so the worker
-    resumes pauses with the same checkpointer and coordinator as the API.
-    Blocks until the worker stops.
-    """
-    from collections.abc import AsyncGenerator
-    from contextlib import AsyncExitStack
-
-    from langgraph_openai_serve.server.app import enter_registry, load_factory
-    from langgraph_openai_serve.server.resources import open_resources
-    from langgraph_openai_serve.server.settings import ServerSettings
-
-    settings = ServerSettings()
-    registry_factory = load_factory(factory) if isinstance(factory, str) else factory
-    hatchet = hatchet_client()
-    task = create_hatchet_task(hatchet)
-
-    async def lifespan() -> AsyncGenerator[GraphRegistry, None]:
-        async with AsyncExitStack() as stack:
-            resources = await stack.enter_async_context(open_resources(settings))
-            yield await enter_registry(stack, registry_factory, resources)
-
-    worker = hatchet.worker(name, slots=slots, workflows=[task], lifespan=lifespan)
-    worker.start()

@@ -5,7 +5,11 @@ With ``LGOS_ENABLE_LANGFUSE=True`` (and Langfuse's own ``LANGFUSE_PUBLIC_KEY``,
 gets the process-wide handler from :func:`get_langfuse_callback` beside its
 ``runtime_callbacks``, and LGOS sets the run's end user, session
 (``metadata.conversation_id``) and trace name (the registered model) on every
-observation of the run.
+observation of the run. ``lgos serve`` and ``lgos worker`` apply the toggle at
+start with :func:`install_langfuse`; an application that builds its own server
+calls it once at start-up (the graph layer never imports this module: the
+tracing is injected through
+:func:`~langgraph_openai_serve.graph.run_config.set_run_tracing`).
 
 To use a handler of your own instead, leave the toggle off and pass it in
 ``GraphConfig.runtime_callbacks``; LGOS then sets no Langfuse attributes.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import AbstractContextManager
+from typing import Any
 
 try:
     from langfuse import Langfuse, propagate_attributes
@@ -31,7 +36,11 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[tracing] for the Langfuse integration."
     raise ImportError(msg) from exc
 
-__all__ = ["get_langfuse_callback", "run_attributes"]
+from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.run_config import RunTracing, set_run_tracing
+from langgraph_openai_serve.settings import LgosSettings
+
+__all__ = ["get_langfuse_callback", "install_langfuse", "run_attributes"]
 
 _lock = threading.Lock()
 _handler: CallbackHandler | None = None
@@ -83,3 +92,49 @@ def run_attributes(
 
     """
     return propagate_attributes(user_id=user, session_id=session, trace_name=trace_name)
+
+
+def _session(request: GraphRequest) -> str | None:
+    return request.metadata.get("conversation_id")
+
+
+def _metadata(request: GraphRequest) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"langfuse_trace_name": request.model}
+    if request.user is not None:
+        metadata["langfuse_user_id"] = request.user
+    if (session := _session(request)) is not None:
+        metadata["langfuse_session_id"] = session
+    return metadata
+
+
+def _context(request: GraphRequest) -> AbstractContextManager[object]:
+    return run_attributes(
+        user=request.user, session=_session(request), trace_name=request.model
+    )
+
+
+LANGFUSE_TRACING = RunTracing(
+    handler=get_langfuse_callback, metadata=_metadata, context=_context
+)
+"""The Langfuse :class:`~langgraph_openai_serve.graph.run_config.RunTracing`."""
+
+
+def install_langfuse(settings: LgosSettings | None = None) -> bool:
+    """Apply ``LGOS_ENABLE_LANGFUSE``: install Langfuse tracing for every run.
+
+    The deployment-level toggle is authoritative: on, every graph run of the
+    process gets :func:`get_langfuse_callback`'s handler and Langfuse's user,
+    session and trace-name attributes; off, nothing is installed (a handler
+    passed in ``runtime_callbacks`` then gets no Langfuse attributes).
+
+    Args:
+        settings: The settings to read (``LgosSettings()`` when None).
+
+    Returns:
+        Whether Langfuse tracing is now installed.
+
+    """
+    if not (settings or LgosSettings()).enable_langfuse:
+        return False
+    set_run_tracing(LANGFUSE_TRACING)
+    return True

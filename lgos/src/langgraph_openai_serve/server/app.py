@@ -115,6 +115,21 @@ def background_backend(settings: ServerSettings, registry: GraphRegistry) -> Any
     return HatchetBackgroundBackend(create_hatchet_task(hatchet), hatchet.runs)
 
 
+def install_tracing(settings: ServerSettings) -> None:
+    """Apply ``LGOS_ENABLE_LANGFUSE`` to every graph run of this process.
+
+    The graph layer never imports an integration; the server injects it.
+
+    Raises:
+        ImportError: Langfuse is enabled but the ``tracing`` extra is missing.
+
+    """
+    if settings.enable_langfuse:
+        from langgraph_openai_serve.integrations.langfuse import install_langfuse
+
+        install_langfuse(settings)
+
+
 def create_app(
     factory: RegistryFactory | str, *, settings: ServerSettings | None = None
 ) -> FastAPI:
@@ -139,6 +154,7 @@ def create_app(
     """
     settings = settings or ServerSettings()
     registry_factory = load_factory(factory) if isinstance(factory, str) else factory
+    install_tracing(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

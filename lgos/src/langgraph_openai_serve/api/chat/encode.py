@@ -18,7 +18,6 @@ import orjson
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
-from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.runs import failure_code, failure_message
 from langgraph_openai_serve.api.sse import FinalChunk, data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
@@ -29,6 +28,7 @@ from langgraph_openai_serve.graph.runner import (
     TextParity,
     stream_run_batches,
 )
+from langgraph_openai_serve.ids import new_id
 
 __all__ = ["ChatFrame", "collect_chat_completion", "stream_chat_completion"]
 

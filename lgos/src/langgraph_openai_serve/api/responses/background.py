@@ -8,7 +8,6 @@ from starlette import status
 from starlette.requests import Request
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.responses.plan import plan_response
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
@@ -16,6 +15,7 @@ from langgraph_openai_serve.api.runs import resolve_scope
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
 from langgraph_openai_serve.graph.interrupt import parse_interrupt_response_id
+from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.request_context import (
     REQUEST_ID_HEADER,
     bind_log_fields,

@@ -20,7 +20,6 @@ import orjson
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, Citation, ToolCallOut, read_answer
-from langgraph_openai_serve.api.ids import new_id
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import failure_message
 from langgraph_openai_serve.api.sse import FinalChunk, event_bytes
@@ -43,6 +42,7 @@ from langgraph_openai_serve.graph.server_tools import (
     ServerToolResult,
 )
 from langgraph_openai_serve.graph.status import parse_status_event
+from langgraph_openai_serve.ids import new_id
 
 __all__ = ["ResponseFrame", "collect_response", "stream_response"]
 

@@ -1,0 +1,93 @@
+"""Layers import downward only, and nothing in the repository imports in a cycle.
+
+The LGOS package's layers, top to bottom: ``server`` (and the ``lgos``
+command), ``integrations``, ``api`` (with the ASGI application and the
+background-run protocol built on it), ``graph``, and the helpers every layer
+shares (errors, settings, request context, telemetry, the testing model).
+The root ``__init__`` is the public facade and may import any layer but
+``server`` and ``integrations``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.architecture.imports import (
+    SOURCE_ROOTS,
+    build_graph,
+    cycles,
+    layer_violations,
+)
+
+PACKAGE = "langgraph_openai_serve"
+LAYERS = {
+    "cli": 5,
+    "server": 5,
+    "integrations": 4,
+    "": 3,  # the facade: langgraph_openai_serve/__init__.py
+    "app": 3,
+    "background": 3,
+    "api": 3,
+    "graph": 2,
+    "client_settings": 2,
+    "errors": 1,
+    "settings": 1,
+    "request_context": 1,
+    "telemetry": 1,
+    "ids": 1,
+    "testing": 1,
+}
+
+
+def test_every_module_has_a_layer() -> None:
+    graph = build_graph()
+    # layer_violations raises KeyError for a module no prefix covers.
+    layer_violations(graph, LAYERS, package=PACKAGE)
+    assert any(module.startswith(f"{PACKAGE}.graph.") for module in graph)
+
+
+def test_lgos_layers_import_downward_only() -> None:
+    assert layer_violations(build_graph(), LAYERS, package=PACKAGE) == []
+
+
+def test_no_import_cycle_in_the_repository() -> None:
+    assert cycles(build_graph()) == []
+
+
+def _copy_lgos(tmp_path: Path) -> Path:
+    target = tmp_path / "src"
+    shutil.copytree(SOURCE_ROOTS[0], target)
+    return target
+
+
+def test_a_planted_upward_import_inside_a_function_is_caught(tmp_path: Path) -> None:
+    root = _copy_lgos(tmp_path)
+    runner = root / PACKAGE / "graph" / "runner.py"
+    runner.write_text(
+        runner.read_text()
+        + "\n\ndef _planted() -> None:\n"
+        + "    from langgraph_openai_serve.api import sse  # noqa: F401\n"
+    )
+    violations = layer_violations(build_graph([root]), LAYERS, package=PACKAGE)
+    assert f"{PACKAGE}.graph.runner -> {PACKAGE}.api.sse" in violations
+
+
+def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
+    root = _copy_lgos(tmp_path)
+    errors = root / PACKAGE / "errors.py"
+    errors.write_text(errors.read_text() + "\nfrom . import settings  # noqa\n")
+    settings = root / PACKAGE / "settings.py"
+    settings.write_text(settings.read_text() + "\nfrom . import errors  # noqa\n")
+    assert [f"{PACKAGE}.errors", f"{PACKAGE}.settings"] in cycles(build_graph([root]))
+
+
+def test_type_checking_imports_are_not_dependencies(tmp_path: Path) -> None:
+    root = _copy_lgos(tmp_path)
+    errors = root / PACKAGE / "errors.py"
+    errors.write_text(
+        errors.read_text()
+        + "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        + "    from langgraph_openai_serve.api import sse  # noqa: F401\n"
+    )
+    assert f"{PACKAGE}.api.sse" not in build_graph([root])[f"{PACKAGE}.errors"]
