@@ -14,7 +14,7 @@ from lgos_demo_api.graphs.approval import approval_graph_config
 from lgos_demo_api.graphs.chat import chat_graph_config
 from lgos_demo_api.graphs.citations import citations_graph_config
 from lgos_demo_api.graphs.deep_research import deep_research_graph_config
-from lgos_demo_api.graphs.files import files_graph_config
+from lgos_demo_api.graphs.file_analysis import files_graph_config
 from lgos_demo_api.graphs.functions import functions_graph_config
 from lgos_demo_api.graphs.server_tools import server_tools_graph_config
 from lgos_demo_api.graphs.writer import writer_graph_config

@@ -23,16 +23,15 @@ from lgos_demo_api.display_file import (
     DISPLAY_FILE_TOOL,
     display_file_failure,
 )
-from lgos_demo_api.graphs.files import (
+from lgos_demo_api.graphs.file_analysis import files_context, files_graph_config
+from lgos_demo_api.graphs.file_analysis_offline import files_plan_responder
+from lgos_demo_api.settings import DemoApiSettings
+from lgos_demo_api.tables import (
     csv_table,
-    files_context,
-    files_graph_config,
-    files_plan_responder,
     numbers_from_text,
     render_chart,
     series_from_csv,
 )
-from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 from tests.demo.fake_files import FakeFiles, files_client, make_pdf
 from tests.demo.stubs import sdk_client
