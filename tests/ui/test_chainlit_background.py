@@ -21,8 +21,10 @@ from langgraph_openai_serve import (
 )
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-from lgos_chainlit.conversation import Conversation, TurnListener, build_request
+from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.responses_request import build_request
 from lgos_chainlit.session import BACKGROUND_SETTING, ChatSession
+from lgos_chainlit.turn_listener import TurnListener
 from lgos_chainlit.view import background_title
 
 pytestmark = pytest.mark.anyio

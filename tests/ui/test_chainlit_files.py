@@ -10,23 +10,22 @@ import httpx
 import openai
 import pytest
 
-from lgos_chainlit.conversation import Conversation, FunctionRunner, TurnListener
-from lgos_chainlit.files import (
+from lgos_chainlit.attachments import Attachment, upload_attachment, user_content
+from lgos_chainlit.file_display import (
     DISPLAY_FILE_FUNCTION,
     DISPLAY_FILE_OK,
     NO_LONGER_AVAILABLE,
-    Attachment,
     display_file_calls,
     display_file_failure,
     fetch_display_file,
     reshow_files,
     shown_display_calls,
-    upload_attachment,
-    user_content,
 )
 from lgos_chainlit.functions import FunctionCall
+from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import ChainlitSettings
+from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 from lgos_chainlit.view import DISPLAY_CALL_KEY, display_messages
 from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
 from lgos_demo_files import FilesSettings, create_app

@@ -10,13 +10,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from lgos_chainlit.conversation import (
-    Conversation,
-    FunctionRunner,
-    TurnListener,
-    TurnResult,
-)
 from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, LocalFunction
+from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
+from lgos_chainlit.turn_result import TurnResult
 from tests.ui.test_chainlit_conversation import Server, error_response, streamed
 
 pytestmark = pytest.mark.anyio

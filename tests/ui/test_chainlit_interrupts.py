@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
-from lgos_chainlit.conversation import Conversation, TurnListener, build_request
 from lgos_chainlit.interrupts import (
     FALLBACK_QUESTION,
     InterruptQuestion,
@@ -22,6 +21,9 @@ from lgos_chainlit.interrupts import (
     carried_items,
     interrupt_calls,
 )
+from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.responses_request import build_request
+from lgos_chainlit.turn_listener import TurnListener
 
 pytestmark = pytest.mark.anyio
 

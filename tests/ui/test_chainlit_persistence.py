@@ -35,11 +35,11 @@ from chainlit.types import Pagination, ThreadFilter
 from chainlit.user import User
 from chainlit.utils import utc_now
 
-from lgos_chainlit.conversation import Conversation
 from lgos_chainlit.discovery import describe_model
-from lgos_chainlit.files import DISPLAY_FILE_OK
+from lgos_chainlit.file_display import DISPLAY_FILE_OK
 from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
 from lgos_chainlit.interrupts import PendingPause
+from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.persistence import (
     AUTH_SECRET_ENV,
     TABLES,

@@ -35,9 +35,9 @@ from chainlit.session import WebsocketSession
 from chainlit.types import ThreadDict
 from chainlit.user_session import user_sessions
 
-from lgos_chainlit.conversation import Conversation
-from lgos_chainlit.files import DISPLAY_FILE_OK
+from lgos_chainlit.file_display import DISPLAY_FILE_OK
 from lgos_chainlit.interrupts import PendingPause
+from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.view import DISPLAY_CALL_KEY
 from lgos_demo_files import FilesSettings, create_app

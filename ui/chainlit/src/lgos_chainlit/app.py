@@ -42,8 +42,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from lgos_chainlit.conversation import TurnResult, format_api_error
-from lgos_chainlit.files import Attachment, reshow_files, upload_attachment
+from lgos_chainlit.api_errors import format_api_error
+from lgos_chainlit.attachments import Attachment, upload_attachment
+from lgos_chainlit.file_display import reshow_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
 from lgos_chainlit.persistence import (
@@ -59,6 +60,7 @@ from lgos_chainlit.session import (
     load_session,
 )
 from lgos_chainlit.settings import get_settings, make_client, make_files_client
+from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.view import ChainlitTurnView, show_reshown_files
 
 logger = logging.getLogger("lgos_chainlit")

@@ -18,7 +18,7 @@ call of the batch::
 identically (it is persisted before the user is asked, so a reloaded page
 can answer); :class:`InterruptQuestion` is one call read for display.
 Interrupt calls are not client functions: they never enter the replayed
-conversation ledger (see :class:`~lgos_chainlit.conversation.Conversation`).
+conversation ledger (see :class:`~lgos_chainlit.ledger.Conversation`).
 
 Nothing here depends on Chainlit.
 """

@@ -22,7 +22,6 @@ from chainlit.input_widget import InputWidget, Select, Switch
 from chainlit.types import ChatProfile
 from openai import AsyncOpenAI
 
-from lgos_chainlit.conversation import Conversation
 from lgos_chainlit.discovery import (
     ModelCapabilities,
     SettingField,
@@ -31,8 +30,9 @@ from lgos_chainlit.discovery import (
     describe_model,
     settings_metadata,
 )
-from lgos_chainlit.files import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
+from lgos_chainlit.file_display import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
 from lgos_chainlit.functions import LOCAL_FUNCTIONS, LocalFunction, offered_functions
+from lgos_chainlit.ledger import Conversation
 
 __all__ = [
     "BACKGROUND_SETTING",

@@ -1,6 +1,6 @@
 """Draw one chat turn in Chainlit: commentary steps, answers, function calls.
 
-:class:`ChainlitTurnView` is the :class:`~lgos_chainlit.conversation.TurnListener`
+:class:`ChainlitTurnView` is the :class:`~lgos_chainlit.turn_listener.TurnListener`
 the app hands to :meth:`Conversation.ask`:
 
 - each commentary message becomes its own ``cl.Step`` as soon as it arrives;
@@ -33,8 +33,7 @@ import chainlit as cl
 from chainlit.utils import utc_now
 from openai import AsyncOpenAI
 
-from lgos_chainlit.conversation import FunctionRunner, TurnListener, TurnResult
-from lgos_chainlit.files import (
+from lgos_chainlit.file_display import (
     DISPLAY_FILE,
     DisplayedFile,
     ReshownFile,
@@ -51,6 +50,8 @@ from lgos_chainlit.rendering import (
     render_response,
     search_step_title,
 )
+from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
+from lgos_chainlit.turn_result import TurnResult
 
 __all__ = [
     "COMMENTARY_STEP_TYPE",

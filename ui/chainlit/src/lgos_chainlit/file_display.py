@@ -1,12 +1,12 @@
-"""Files in and out: attachments uploaded to the Files API, and ``display_file``.
+"""The ``display_file`` client function: its definition, download, showing again.
 
-The UI uploads each attachment to an OpenAI-compatible Files API (the demo's
-Files service) with its own client and sends only the returned ID in an
-``input_file`` part. A graph that makes a file uploads it to the same service
-and calls the client function ``display_file``; the UI downloads the bytes
-with its own key and shows them. Neither bytes nor download URLs ever enter
-the ledger: the ``function_call_output`` is ``{"displayed": true}`` or
-``{"displayed": false, "error": "..."}``.
+A graph that makes a file uploads it to an OpenAI-compatible Files API (the
+demo's Files service) and calls the client function ``display_file``; the UI
+downloads the bytes with its own key and shows them. Neither bytes nor
+download URLs ever enter the ledger: the ``function_call_output`` is
+``{"displayed": true}`` or ``{"displayed": false, "error": "..."}``. A
+resumed chat downloads the files its ledger showed again
+(:func:`reshow_files`).
 
 Nothing here depends on Chainlit.
 """
@@ -29,15 +29,13 @@ __all__ = [
     "DISPLAY_FILE_FUNCTION",
     "DISPLAY_FILE_OK",
     "NO_LONGER_AVAILABLE",
-    "Attachment",
     "DisplayedFile",
     "ReshownFile",
+    "display_file_calls",
     "display_file_failure",
     "fetch_display_file",
     "reshow_files",
     "shown_display_calls",
-    "upload_attachment",
-    "user_content",
 ]
 
 logger = logging.getLogger(__name__)
@@ -96,43 +94,6 @@ DISPLAY_FILE_FUNCTION = LocalFunction(
 
 
 @dataclass(frozen=True, slots=True)
-class Attachment:
-    """A file the user attached, once uploaded: its Files API ID and name."""
-
-    file_id: str
-    filename: str
-
-
-def user_content(
-    text: str, attachments: Sequence[Attachment] = ()
-) -> str | list[dict[str, Any]]:
-    """Build a user turn's ``content``: the text, plus one part per file."""
-    if not attachments:
-        return text
-    parts: list[dict[str, Any]] = [{"type": "input_text", "text": text}]
-    parts.extend(
-        {"type": "input_file", "file_id": attachment.file_id}
-        for attachment in attachments
-    )
-    return parts
-
-
-async def upload_attachment(
-    files: AsyncOpenAI, filename: str, data: bytes, mime_type: str
-) -> Attachment:
-    """Upload one attachment (``purpose="user_data"``) and return its ID.
-
-    Raises:
-        openai.OpenAIError: The Files API rejected it or could not be reached.
-
-    """
-    created = await files.files.create(
-        file=(filename, data, mime_type), purpose="user_data"
-    )
-    return Attachment(file_id=created.id, filename=filename)
-
-
-@dataclass(frozen=True, slots=True)
 class DisplayedFile:
     """A downloaded file to show."""
 
@@ -147,9 +108,12 @@ class DisplayedFile:
         return self.mime_type.lower().startswith("image/")
 
 
+_MISSING = "The Files API has no such file"
+
+
 def _describe_error(exc: openai.OpenAIError) -> str:
     if isinstance(exc, openai.NotFoundError):
-        return "The Files API has no such file"
+        return _MISSING
     if isinstance(exc, openai.APIStatusError):
         return f"Download failed (HTTP {exc.status_code})"
     if isinstance(exc, openai.APIConnectionError):
@@ -250,7 +214,6 @@ class ReshownFile:
 
 
 NO_LONGER_AVAILABLE = "no longer available"
-_MISSING = "The Files API has no such file"
 
 
 async def reshow_files(

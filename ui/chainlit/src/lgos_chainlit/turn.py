@@ -1,0 +1,166 @@
+"""Send the requests of one chat turn, streamed or polled in the background.
+
+:class:`TurnContext` is what every request of a user turn (its follow-ups
+after function calls, its resume after a pause) shares: the client, the
+model, who hears the progress, the functions the UI runs, and whether
+requests run in the background. :meth:`TurnContext.send` sends one request
+through :mod:`lgos_chainlit.turn_stream` or :mod:`lgos_chainlit.background_poll`;
+:func:`run_turn` sends a single request for a ledger.
+
+Nothing here depends on Chainlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openai import AsyncOpenAI
+
+from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL, poll_background
+from lgos_chainlit.functions import FunctionCall, LocalFunction, execute_call
+from lgos_chainlit.responses_request import build_request
+from lgos_chainlit.turn_listener import (
+    AnswerSink,
+    FunctionRunner,
+    TextSink,
+    TurnListener,
+)
+from lgos_chainlit.turn_result import TurnResult
+from lgos_chainlit.turn_stream import stream_response
+
+__all__ = ["MAX_FUNCTION_ROUNDS", "TurnContext", "run_turn"]
+
+MAX_FUNCTION_ROUNDS = 5
+"""How many times one user turn may run function calls before the UI stops."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What every request of one user turn shares.
+
+    Attributes:
+        client: The OpenAI client.
+        model: The ``model`` of every request.
+        listener: Hears the turn's progress (see
+            :class:`~lgos_chainlit.turn_listener.TurnListener`).
+        on_text: Also receives the answer text deltas (``None``: nobody).
+        functions: The functions the UI runs when the graph calls them.
+        max_function_rounds: The most rounds of function calls to run.
+        background: Send every request with ``background=True`` and poll it
+            instead of streaming.
+        poll_interval: Seconds between polls of a background Response.
+
+    """
+
+    client: AsyncOpenAI
+    model: str
+    listener: TurnListener = field(default_factory=TurnListener)
+    on_text: TextSink | None = None
+    functions: Sequence[LocalFunction] = ()
+    max_function_rounds: int = MAX_FUNCTION_ROUNDS
+    background: bool = False
+    poll_interval: float = DEFAULT_POLL_INTERVAL
+
+    def request(
+        self,
+        input: Sequence[Mapping[str, Any]],
+        *,
+        metadata: Mapping[str, str] | None = None,
+        tools: Sequence[Mapping[str, Any]] = (),
+        previous_response_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Build one request of the turn (see :func:`build_request`)."""
+        return build_request(
+            model=self.model,
+            input=input,
+            metadata=metadata,
+            tools=tools,
+            previous_response_id=previous_response_id,
+            background=self.background,
+        )
+
+    async def send(self, request: dict[str, Any]) -> TurnResult:
+        """Send one request; stream it, or poll it when it runs in the background.
+
+        API and connection errors do not raise: they come back as a result
+        with ``status == "error"``. ``listener.on_response`` is *not* called
+        here (the ledger calls it once it has settled the result).
+
+        Raises:
+            asyncio.CancelledError: The task was cancelled (a background
+                Response is cancelled on the server first).
+
+        """
+        sink = AnswerSink(self.listener, self.on_text)
+        if request.get("background"):
+            return await poll_background(
+                self.client,
+                request,
+                listener=self.listener,
+                sink=sink,
+                poll_interval=self.poll_interval,
+            )
+        return await stream_response(
+            self.client, request, listener=self.listener, sink=sink
+        )
+
+    def runner(self, call: FunctionCall) -> FunctionRunner:
+        """Return what runs ``call`` with the turn's functions, when awaited."""
+        functions = {function.name: function for function in self.functions}
+
+        async def run() -> tuple[str, bool]:
+            return execute_call(call, functions)
+
+        return run
+
+
+async def run_turn(
+    client: AsyncOpenAI,
+    *,
+    model: str,
+    ledger: Sequence[Mapping[str, Any]],
+    metadata: Mapping[str, str] | None = None,
+    on_text: TextSink | None = None,
+    listener: TurnListener | None = None,
+    tools: Sequence[Mapping[str, Any]] = (),
+    previous_response_id: str | None = None,
+    background: bool = False,
+    poll_interval: float = DEFAULT_POLL_INTERVAL,
+) -> TurnResult:
+    """Stream one response for ``ledger`` and collect its output items.
+
+    Text deltas of answer messages go to ``on_text`` and
+    ``listener.on_text`` as they arrive; commentary messages
+    (``phase == "commentary"``) never do: they go to
+    ``listener.on_commentary`` and are collected in
+    :attr:`TurnResult.commentary`. Server tool items (``web_search_call``,
+    ``custom_tool_call`` and their outputs) go to
+    ``listener.on_server_tool``. ``tools`` are sent when given. To resume a
+    paused run, ``ledger`` holds the ``function_call_output`` answers and
+    ``previous_response_id`` the paused Response's ID. API and connection
+    errors do not raise: they come back as a result with
+    ``status == "error"``. ``listener.on_response`` is *not* called here (see
+    :meth:`~lgos_chainlit.ledger.Conversation.ask`).
+
+    Returns:
+        The response's result (see :class:`TurnResult`).
+
+    """
+    context = TurnContext(
+        client,
+        model,
+        listener=listener or TurnListener(),
+        on_text=on_text,
+        background=background,
+        poll_interval=poll_interval,
+    )
+    return await context.send(
+        context.request(
+            ledger,
+            metadata=metadata,
+            tools=tools,
+            previous_response_id=previous_response_id,
+        )
+    )
