@@ -16,16 +16,20 @@ from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.server import ServerResources
 from lgos_demo_api.files_client import FilesClient
 from lgos_demo_api.graphs.deep_research import (
-    ANSWER_PROMPT,
-    REPORT_PROMPT,
-    RESEARCH_PROMPT,
-    START_RESEARCH,
-    DeepResearchContext,
-    DeepResearchSettings,
     build_deep_research_graph,
     deep_research_graph_config,
 )
 from lgos_demo_api.graphs.deep_research_offline import offline_research_model
+from lgos_demo_api.graphs.deep_research_prompts import (
+    ANSWER_PROMPT,
+    REPORT_PROMPT,
+    RESEARCH_PROMPT,
+    START_RESEARCH,
+)
+from lgos_demo_api.graphs.deep_research_state import (
+    DeepResearchContext,
+    DeepResearchSettings,
+)
 from lgos_demo_api.offline import OfflineChatModel, RecordingResponder
 from lgos_demo_api.search import web_search_tool
 from lgos_demo_api.settings import DemoApiSettings

@@ -24,18 +24,22 @@ from langgraph_openai_serve.graph.citations import citation_slice
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.server import ServerResources
 from lgos_demo_api.graphs.deep_research import (
-    ANSWER_NOW,
-    START_RESEARCH,
-    DeepResearchContext,
-    DeepResearchSettings,
     build_deep_research_graph,
     deep_research_graph_config,
-    review_question,
 )
 from lgos_demo_api.graphs.deep_research_offline import (
     REFUSAL,
     offline_research_model,
     plan_for,
+)
+from lgos_demo_api.graphs.deep_research_prompts import (
+    ANSWER_NOW,
+    START_RESEARCH,
+    review_question,
+)
+from lgos_demo_api.graphs.deep_research_state import (
+    DeepResearchContext,
+    DeepResearchSettings,
 )
 from lgos_demo_api.search import web_search_tool
 from lgos_demo_api.settings import DemoApiSettings

@@ -30,27 +30,26 @@ report or text answer that received some ends by naming them.
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from lgos_demo_api.attachments import own_text, parse_attachments
-from lgos_demo_api.graphs.deep_research import (
+from lgos_demo_api.arithmetic import arithmetic
+from lgos_demo_api.attachments import parse_attachments
+from lgos_demo_api.graphs.deep_research_prompts import (
     ANSWER_PROMPT,
     FORCED_RESEARCH,
     REPORT_PROMPT,
     RESEARCH_PROMPT,
+)
+from lgos_demo_api.graphs.tool_calls import call_id
+from lgos_demo_api.graphs.transcript import (
+    latest_typed_text,
+    system_text,
+    tool_calls_by_id,
+    trailing_tool_results,
 )
 from lgos_demo_api.offline import OfflineChatModel, default_responder
 from lgos_demo_api.search.citing import MARKER
@@ -93,10 +92,6 @@ _GREETINGS = re.compile(
     r"^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|evening))\b",
     re.IGNORECASE,
 )
-_ARITHMETIC = re.compile(r"^[\d\s.+\-*/()%^x×÷=?]*\d[\d\s.+\-*/()%^x×÷=?]*$")
-_ASKS_TO_CALCULATE = re.compile(
-    r"^(what is|what's|calculate|compute|how much is)\s+", re.IGNORECASE
-)
 _LEADING_VERB = re.compile(
     r"^(please\s+)?(compare|research|investigate|explain|describe|summari[sz]e|"
     r"tell me about|what is|what are|what's|how do|how does|find out)\s+",
@@ -109,18 +104,6 @@ _EDIT = re.compile(
 _QUESTION = re.compile(r"^Question (\d+): (.+)$")
 _SOURCE = re.compile(r"^\[(\d+)\] (.+) <(\S+)>$")
 _REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNORECASE)
-
-
-def _last_user_text(messages: Sequence[BaseMessage]) -> str:
-    """Return what the user typed last, without resolved attachments."""
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return " ".join(own_text(message).split())
-    return ""
-
-
-def _system_text(messages: Sequence[BaseMessage]) -> str:
-    return "\n".join(str(m.text) for m in messages if isinstance(m, SystemMessage))
 
 
 def _topic(question: str) -> str:
@@ -170,7 +153,7 @@ def _revise(plan: list[str], edit: str) -> list[str]:
 
 def _needs_research(question: str) -> bool:
     lowered = f" {question.lower()} "
-    if not question or _GREETINGS.match(question) or _arithmetic(question):
+    if not question or _GREETINGS.match(question) or arithmetic(question):
         return False
     return any(cue in lowered for cue in _RESEARCH_CUES)
 
@@ -179,8 +162,8 @@ def triage_decision(
     messages: list[BaseMessage], schema: Any
 ) -> dict[str, Any] | AIMessage:
     """Play the triage step (a `StructuredResponder`)."""
-    question = _last_user_text(messages)
-    system = _system_text(messages)
+    question = latest_typed_text(messages)
+    system = system_text(messages)
     if any(word in question.lower() for word in _HARMFUL):
         return AIMessage(content=[{"type": "refusal", "refusal": REFUSAL}])
     edit = _EDIT.search(system)
@@ -207,7 +190,7 @@ def research_step(
     messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
 ) -> AIMessage:
     """Play a researcher's search step: choose this round's queries."""
-    question = _last_user_text(messages)
+    question = latest_typed_text(messages)
     queries, results = _searches(messages)
     candidates = [
         keyword_query(question, 6),
@@ -235,15 +218,11 @@ def research_step(
             {
                 "name": "web_search",
                 "args": {"query": query},
-                "id": _call_id(question, rounds, index, query),
+                "id": call_id(question, rounds, index, query),
             }
             for index, query in enumerate(chosen)
         ],
     )
-
-
-def _call_id(*parts: object) -> str:
-    return "call_" + hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
 def _first_sentence(text: str) -> str:
@@ -289,45 +268,6 @@ def report_text(system: str) -> str:
     return "\n\n".join(parts)
 
 
-_OPERATORS: dict[type, Callable[..., Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-}
-
-
-def _evaluate(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        if isinstance(node.op, ast.Pow) and abs(_evaluate(node.right)) > 100:
-            raise ValueError("exponent too large")
-        return _OPERATORS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
-        return _OPERATORS[type(node.op)](_evaluate(node.operand))
-    raise ValueError("not arithmetic")
-
-
-def _arithmetic(question: str) -> str | None:
-    """Evaluate `2 + 2`, `What is 3 x 4?` and the like; None for anything else."""
-    candidate = _ASKS_TO_CALCULATE.sub("", question.strip())
-    if not _ARITHMETIC.match(candidate):
-        return None
-    expression = candidate.rstrip("?= ").replace("×", "*").replace("÷", "/")
-    expression = expression.replace("^", "**").replace("x", "*")
-    try:
-        value = _evaluate(ast.parse(expression, mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
-        return None
-    shown = int(value) if float(value).is_integer() else round(value, 6)
-    return f"{expression.replace('**', '^')} = {shown}"
-
-
 def _function_calls(
     messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
 ) -> list[dict[str, Any]]:
@@ -338,7 +278,7 @@ def _function_calls(
     if isinstance(tool_choice, str) and tool_choice in names:
         wanted = [tool_choice]
     else:
-        question = _last_user_text(messages).lower()
+        question = latest_typed_text(messages).lower()
         wanted = [
             name
             for name in names
@@ -355,7 +295,7 @@ def _function_calls(
         reply = default_responder(messages, functions, name)
         assert isinstance(reply, AIMessage)
         for call in reply.tool_calls:
-            calls.append({**call, "id": _call_id(len(messages), name)})
+            calls.append({**call, "id": call_id(len(messages), name)})
     return calls
 
 
@@ -364,24 +304,18 @@ def answer_step(
 ) -> AIMessage | str:
     """Play the direct answer."""
     if messages and isinstance(messages[-1], ToolMessage):
-        names = {
-            call["id"]: call["name"]
-            for m in messages
-            if isinstance(m, AIMessage)
-            for call in m.tool_calls
-        }
+        calls = tool_calls_by_id(messages)
         results = []
-        for message in messages[::-1]:
-            if not isinstance(message, ToolMessage):
-                break
-            name = message.name or names.get(message.tool_call_id, "a function")
+        for message in trailing_tool_results(messages):
+            call = calls.get(message.tool_call_id)
+            name = message.name or (call["name"] if call else "a function")
             results.append(f"{name} returned {message.text}")
-        return "The functions answered: " + "; ".join(reversed(results)) + "."
+        return "The functions answered: " + "; ".join(results) + "."
     calls = _function_calls(messages, tools, tool_choice)
     if calls:
         return AIMessage(content="", tool_calls=calls)
-    question = _last_user_text(messages)
-    if (result := _arithmetic(question)) is not None:
+    question = latest_typed_text(messages)
+    if (result := arithmetic(question)) is not None:
         return f"{result}."
     if _GREETINGS.match(question):
         return (
@@ -400,7 +334,7 @@ def answer_step(
 def _responder(
     messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
 ) -> AIMessage | str:
-    system = _system_text(messages)
+    system = system_text(messages)
     if system.startswith(RESEARCH_PROMPT[:40]):
         return research_step(messages, tools, tool_choice)
     if system.startswith(REPORT_PROMPT[:40]):

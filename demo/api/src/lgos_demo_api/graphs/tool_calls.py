@@ -7,7 +7,8 @@
   are derived from what the call is about, so a replayed offline run yields
   the same IDs.
 - `function_tools` turns the client's functions (`GraphRequest.tools`) into
-  the tool dicts `bind_tools` takes.
+  the tool dicts `bind_tools` takes; `bind_functions` binds them with the
+  request's `tool_choice` and `parallel_tool_calls`.
 - `limit_tool_calls` and `with_tool_calls` enforce, on the model's reply,
   what the request allowed.
 """
@@ -18,11 +19,19 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, ToolCall
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall
+from langchain_core.runnables import Runnable
 
 from langgraph_openai_serve import GraphRequest
 
-__all__ = ["call_id", "function_tools", "limit_tool_calls", "with_tool_calls"]
+__all__ = [
+    "bind_functions",
+    "call_id",
+    "function_tools",
+    "limit_tool_calls",
+    "with_tool_calls",
+]
 
 _EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -77,6 +86,35 @@ def function_tools(request: GraphRequest) -> tuple[dict[str, Any], ...]:
             function["strict"] = tool.strict
         tools.append({"type": "function", "function": function})
     return tuple(tools)
+
+
+def bind_functions(
+    model: BaseChatModel,
+    tools: Sequence[dict[str, Any]],
+    *,
+    tool_choice: str | None,
+    parallel_tool_calls: bool | None,
+) -> Runnable[LanguageModelInput, BaseMessage]:
+    """Bind the client's functions to the model with the request's choices.
+
+    Args:
+        model: The chat model.
+        tools: The functions (see `function_tools`); none leaves the model
+            unbound.
+        tool_choice: `None`, `"auto"`, `"none"`, `"required"` or the name of
+            the one function to call.
+        parallel_tool_calls: Passed on when not None.
+
+    Returns:
+        The model with the functions bound, or the model itself.
+
+    """
+    if not tools:
+        return model
+    options: dict[str, Any] = {}
+    if parallel_tool_calls is not None:
+        options["parallel_tool_calls"] = parallel_tool_calls
+    return model.bind_tools(list(tools), tool_choice=tool_choice, **options)
 
 
 def with_tool_calls(reply: AIMessage, calls: Sequence[ToolCall]) -> AIMessage:
