@@ -9,11 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lgos_chainlit.discovery import (
     ClientSettingsDescriptor,
+    describe_model,
+    parse_client_settings,
+)
+from lgos_chainlit.runtime_settings import (
     build_setting_fields,
     coerce_settings,
-    describe_model,
     humanize,
-    parse_client_settings,
     schema_to_widgets,
     settings_metadata,
 )

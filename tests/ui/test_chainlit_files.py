@@ -21,12 +21,12 @@ from lgos_chainlit.file_display import (
     reshow_files,
     shown_display_calls,
 )
+from lgos_chainlit.file_messages import DISPLAY_CALL_KEY, display_messages
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
-from lgos_chainlit.view import DISPLAY_CALL_KEY, display_messages
 from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
 from lgos_demo_files import FilesSettings, create_app
 from tests.ui.test_chainlit_conversation import Server, streamed

@@ -37,21 +37,21 @@ from chainlit.utils import utc_now
 
 from lgos_chainlit.discovery import describe_model
 from lgos_chainlit.file_display import DISPLAY_FILE_OK
+from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
 from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
+from lgos_chainlit.history_schema import TABLES, schema_statements
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.persistence import (
     AUTH_SECRET_ENV,
-    TABLES,
     LgosDataLayer,
     ensure_auth_secret,
     resolve_database_url,
-    schema_statements,
 )
 from lgos_chainlit.rendering import render_function_step
 from lgos_chainlit.session import WEB_SEARCH_SETTING, ChatSession
 from lgos_chainlit.settings import ChainlitSettings
-from lgos_chainlit.view import DISPLAY_CALL_KEY, ChainlitTurnView
+from lgos_chainlit.view import ChainlitTurnView
 from tests.pg import ADMIN_URI
 from tests.ui.test_chainlit_files import PNG, display_call
 from tests.ui.test_chainlit_files import files as files  # shared fixture

@@ -36,10 +36,10 @@ from chainlit.types import ThreadDict
 from chainlit.user_session import user_sessions
 
 from lgos_chainlit.file_display import DISPLAY_FILE_OK
+from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
-from lgos_chainlit.view import DISPLAY_CALL_KEY
 from lgos_demo_files import FilesSettings, create_app
 from tests.conftest import demo_app
 from tests.ui.test_chainlit_files import API_KEY, PNG

@@ -45,6 +45,7 @@ from starlette.routing import Route
 from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.attachments import Attachment, upload_attachment
 from lgos_chainlit.file_display import reshow_files
+from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
 from lgos_chainlit.persistence import (
@@ -61,7 +62,7 @@ from lgos_chainlit.session import (
 )
 from lgos_chainlit.settings import get_settings, make_client, make_files_client
 from lgos_chainlit.turn_result import TurnResult
-from lgos_chainlit.view import ChainlitTurnView, show_reshown_files
+from lgos_chainlit.view import ChainlitTurnView
 
 logger = logging.getLogger("lgos_chainlit")
 

@@ -5,9 +5,9 @@ feedback through :class:`~chainlit.data.sql_alchemy.SQLAlchemyDataLayer`,
 but does not create its tables. :class:`LgosDataLayer` is that data layer
 plus what the UI needs around it:
 
-- :meth:`LgosDataLayer.create_schema` creates the tables, and adds columns a
-  newer Chainlit writes, idempotently, for both dialects (the app runs it at
-  start-up);
+- :meth:`LgosDataLayer.create_schema` creates the tables
+  (:mod:`lgos_chainlit.history_schema`), and adds columns a newer Chainlit
+  writes, idempotently, for both dialects (the app runs it at start-up);
 - on SQLite, list and dict parameters (thread tags) are stored as JSON
   text, and JSON text read back is decoded for both dialects, so the browser
   gets objects either way;
@@ -43,16 +43,19 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
+from lgos_chainlit.history_schema import (
+    TABLES,
+    add_column_statement,
+    schema_statements,
+)
 from lgos_chainlit.settings import ChainlitSettings
 
 __all__ = [
     "AUTH_SECRET_ENV",
     "SQLITE_FILE",
-    "TABLES",
     "LgosDataLayer",
     "ensure_auth_secret",
     "resolve_database_url",
-    "schema_statements",
 ]
 
 logger = logging.getLogger(__name__)
@@ -60,87 +63,6 @@ logger = logging.getLogger(__name__)
 SQLITE_FILE = "chainlit.sqlite3"
 AUTH_SECRET_ENV = "CHAINLIT_AUTH_SECRET"
 AUTH_SECRET_FILE = "chainlit-auth-secret"
-
-# (column, PostgreSQL type, SQLite type); the first column is the key.
-Column = tuple[str, str, str]
-TABLES: dict[str, tuple[Column, ...]] = {
-    "users": (
-        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
-        ("identifier", "TEXT NOT NULL UNIQUE", "TEXT NOT NULL UNIQUE"),
-        ("metadata", "JSONB NOT NULL", "TEXT NOT NULL"),
-        ("createdAt", "TEXT", "TEXT"),
-    ),
-    "threads": (
-        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
-        ("createdAt", "TEXT", "TEXT"),
-        ("name", "TEXT", "TEXT"),
-        ("userId", 'UUID REFERENCES users("id") ON DELETE CASCADE', "TEXT"),
-        ("userIdentifier", "TEXT", "TEXT"),
-        ("tags", "TEXT[]", "TEXT"),
-        ("metadata", "JSONB", "TEXT"),
-    ),
-    "steps": (
-        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
-        ("name", "TEXT NOT NULL", "TEXT NOT NULL"),
-        ("type", "TEXT NOT NULL", "TEXT NOT NULL"),
-        (
-            "threadId",
-            'UUID NOT NULL REFERENCES threads("id") ON DELETE CASCADE',
-            "TEXT NOT NULL",
-        ),
-        ("parentId", "UUID", "TEXT"),
-        ("streaming", "BOOLEAN NOT NULL", "BOOLEAN NOT NULL"),
-        ("waitForAnswer", "BOOLEAN", "BOOLEAN"),
-        ("isError", "BOOLEAN", "BOOLEAN"),
-        ("metadata", "JSONB", "TEXT"),
-        ("tags", "TEXT[]", "TEXT"),
-        ("input", "TEXT", "TEXT"),
-        ("output", "TEXT", "TEXT"),
-        ("createdAt", "TEXT", "TEXT"),
-        ("command", "TEXT", "TEXT"),
-        ("modes", "JSONB", "TEXT"),
-        ("start", "TEXT", "TEXT"),
-        ("end", "TEXT", "TEXT"),
-        ("generation", "JSONB", "TEXT"),
-        ("showInput", "TEXT", "TEXT"),
-        ("language", "TEXT", "TEXT"),
-        ("indent", "INT", "INTEGER"),
-        ("defaultOpen", "BOOLEAN", "BOOLEAN"),
-        ("autoCollapse", "BOOLEAN", "BOOLEAN"),
-    ),
-    "elements": (
-        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
-        ("threadId", 'UUID REFERENCES threads("id") ON DELETE CASCADE', "TEXT"),
-        ("type", "TEXT", "TEXT"),
-        ("url", "TEXT", "TEXT"),
-        ("chainlitKey", "TEXT", "TEXT"),
-        ("name", "TEXT NOT NULL", "TEXT NOT NULL"),
-        ("display", "TEXT", "TEXT"),
-        ("objectKey", "TEXT", "TEXT"),
-        ("size", "TEXT", "TEXT"),
-        ("page", "INT", "INTEGER"),
-        ("language", "TEXT", "TEXT"),
-        ("forId", "UUID", "TEXT"),
-        ("mime", "TEXT", "TEXT"),
-        ("props", "JSONB", "TEXT"),
-        ("autoPlay", "BOOLEAN", "BOOLEAN"),
-        ("playerConfig", "JSONB", "TEXT"),
-    ),
-    "feedbacks": (
-        ("id", "UUID PRIMARY KEY", "TEXT PRIMARY KEY"),
-        ("forId", "UUID NOT NULL", "TEXT NOT NULL"),
-        (
-            "threadId",
-            'UUID NOT NULL REFERENCES threads("id") ON DELETE CASCADE',
-            "TEXT NOT NULL",
-        ),
-        ("value", "INT NOT NULL", "INTEGER NOT NULL"),
-        ("comment", "TEXT", "TEXT"),
-    ),
-}
-"""Chainlit 2.12's SQLAlchemy data layer schema: every key a step, thread,
-element or feedback dict can carry is a column (Chainlit inserts them by
-name)."""
 
 OWNER_TIMEOUT = 10.0
 """Seconds :meth:`LgosDataLayer.put_thread_metadata` waits for Chainlit to
@@ -172,31 +94,6 @@ def resolve_database_url(settings: ChainlitSettings) -> str:
             hide_password=False
         )
     return raw
-
-
-def schema_statements(dialect: str) -> list[str]:
-    """Return ``CREATE TABLE IF NOT EXISTS`` statements for a dialect.
-
-    ``dialect`` is ``postgresql`` or ``sqlite``.
-    """
-    if dialect not in ("postgresql", "sqlite"):
-        raise ValueError(f"unsupported database dialect {dialect!r}")
-    position = 1 if dialect == "postgresql" else 2
-    statements = []
-    for table, columns in TABLES.items():
-        body = ",\n    ".join(f'"{c[0]}" {c[position]}' for c in columns)
-        statements.append(f'CREATE TABLE IF NOT EXISTS "{table}" (\n    {body}\n)')
-    return statements
-
-
-def _column_type_for_add(definition: str) -> str:
-    """Make a column definition usable in ``ALTER TABLE ... ADD COLUMN``.
-
-    Constraints that cannot be added to existing rows are dropped.
-    """
-    for marker in (" NOT NULL", " PRIMARY KEY", " UNIQUE", " REFERENCES"):
-        definition = definition.split(marker)[0]
-    return definition
 
 
 def _decoded(value: Any) -> Any:
@@ -250,16 +147,14 @@ class LgosDataLayer(SQLAlchemyDataLayer):
                 await connection.execute(text("PRAGMA journal_mode=WAL"))
             for statement in schema_statements(self.dialect):
                 await connection.execute(text(statement))
-            position = 1 if self.dialect == "postgresql" else 2
             for table, columns in TABLES.items():
                 existing = await self._columns(connection, table)
                 for column in columns:
                     if column[0] in existing:
                         continue
-                    name, definition = column[0], _column_type_for_add(column[position])
-                    logger.info("Adding column %s.%s", table, name)
+                    logger.info("Adding column %s.%s", table, column[0])
                     await connection.execute(
-                        text(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {definition}')
+                        text(add_column_statement(table, column, self.dialect))
                     )
 
     async def _columns(self, connection: Any, table: str) -> set[str]:

@@ -22,17 +22,16 @@ from chainlit.input_widget import InputWidget, Select, Switch
 from chainlit.types import ChatProfile
 from openai import AsyncOpenAI
 
-from lgos_chainlit.discovery import (
-    ModelCapabilities,
-    SettingField,
-    build_setting_fields,
-    coerce_settings,
-    describe_model,
-    settings_metadata,
-)
+from lgos_chainlit.discovery import ModelCapabilities, describe_model
 from lgos_chainlit.file_display import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
 from lgos_chainlit.functions import LOCAL_FUNCTIONS, LocalFunction, offered_functions
 from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.runtime_settings import (
+    SettingField,
+    build_setting_fields,
+    coerce_settings,
+    settings_metadata,
+)
 
 __all__ = [
     "BACKGROUND_SETTING",

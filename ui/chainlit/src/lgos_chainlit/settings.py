@@ -2,7 +2,7 @@
 
 These are deployment settings (where LGOS lives, how long to wait for it,
 where chat history is stored, the demo login). The per-graph *runtime*
-settings a user edits in the chat live in :mod:`lgos_chainlit.discovery`.
+settings a user edits in the chat live in :mod:`lgos_chainlit.runtime_settings`.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ the app hands to :meth:`Conversation.ask`:
   ("Searched: <query>", or marked failed) or a custom tool with its input and
   output;
 - a ``display_file`` call downloads the file from the Files API (with the
-  UI's own key) and shows it in a message of its own: images inline
-  (``cl.Image``), other files as downloads (``cl.File``);
+  UI's own key) and shows it in a message of its own (see
+  :mod:`lgos_chainlit.file_messages`);
 - a background Response shows one step, "Running in the background… 12 s",
   updated after every poll;
 - a stopped turn keeps its partial answer, labelled as not kept.
@@ -25,8 +25,7 @@ It must run inside a Chainlit callback (it uses Chainlit's context).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import chainlit as cl
@@ -35,11 +34,10 @@ from openai import AsyncOpenAI
 
 from lgos_chainlit.file_display import (
     DISPLAY_FILE,
-    DisplayedFile,
-    ReshownFile,
     display_file_failure,
     fetch_display_file,
 )
+from lgos_chainlit.file_messages import DISPLAY_CALL_KEY, file_element
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.rendering import (
     STOPPED_NOTE,
@@ -55,16 +53,10 @@ from lgos_chainlit.turn_result import TurnResult
 
 __all__ = [
     "COMMENTARY_STEP_TYPE",
-    "DISPLAY_CALL_KEY",
     "FUNCTION_STEP_TYPE",
     "ChainlitTurnView",
-    "display_messages",
-    "show_reshown_files",
+    "background_title",
 ]
-
-DISPLAY_CALL_KEY = "lgos_display_call_id"
-"""Metadata of a shown file's message: the ``display_file`` call's ID, so a
-resumed chat can put the file back on that message."""
 
 COMMENTARY_STEP_TYPE = "run"
 """Chainlit step type of commentary steps (``data-step-type`` in the page)."""
@@ -95,20 +87,6 @@ def background_title(status: str, elapsed: float) -> str:
     if status == "cancelled":
         return f"Background run cancelled after {seconds} s"
     return f"Ran in the background ({status}, {seconds} s)"
-
-
-def file_element(file: DisplayedFile) -> cl.Image | cl.File:
-    """Build the Chainlit element showing a downloaded file."""
-    if file.is_image:
-        return cl.Image(
-            name=file.filename,
-            content=file.content,
-            mime=file.mime_type,
-            display="inline",
-        )
-    return cl.File(
-        name=file.filename, content=file.content, mime=file.mime_type, display="inline"
-    )
 
 
 def _search_icon(item: dict[str, Any], *, done: bool) -> str:
@@ -393,72 +371,3 @@ class ChainlitTurnView(TurnListener):
         await cl.Message(
             content=f"> **Function calls not run** ({names}): {reason}."
         ).send()
-
-
-def _step_metadata(step: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = step.get("metadata")
-    if isinstance(metadata, str):
-        try:
-            metadata = json.loads(metadata)
-        except ValueError:
-            return {}
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
-def display_messages(steps: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Map ``display_file`` call IDs to the IDs of the messages that showed them."""
-    found: dict[str, str] = {}
-    for step in steps:
-        call_id = _step_metadata(step).get(DISPLAY_CALL_KEY)
-        step_id = step.get("id")
-        if isinstance(call_id, str) and isinstance(step_id, str):
-            found.setdefault(call_id, step_id)
-    return found
-
-
-def _unavailable(item: ReshownFile) -> str:
-    return f"📎 **{item.filename}** is {item.note}."
-
-
-async def show_reshown_files(
-    reshown: Sequence[ReshownFile], steps: Iterable[Mapping[str, Any]]
-) -> None:
-    """Put files shown earlier back into a resumed chat.
-
-    Each file goes back on the history message that first showed it (the
-    element is sent, not saved: the data layer has no storage client). Files
-    whose message is not in the history (threads saved before messages
-    named their call) are listed in one "Files shown in this conversation"
-    message at the end; that message is not saved either, since every resume
-    makes it again.
-    """
-    placed = display_messages(steps)
-    rest: list[ReshownFile] = []
-    for item in reshown:
-        message_id = placed.get(item.call_id)
-        if message_id is None:
-            rest.append(item)
-            continue
-        element: cl.Image | cl.File | cl.Text = (
-            file_element(item.file)
-            if item.file is not None
-            else cl.Text(
-                name=f"{item.filename} (unavailable)",
-                content=_unavailable(item),
-                display="inline",
-            )
-        )
-        await element.send(for_id=message_id, persist=False)
-    if not rest:
-        return
-    lines = ["**Files shown in this conversation**", ""]
-    elements: list[cl.Image | cl.File] = []
-    for item in rest:
-        if item.file is None:
-            lines.append(f"- {_unavailable(item)}")
-        else:
-            lines.append(f"- 📎 **{item.filename}**")
-            elements.append(file_element(item.file))
-    message = cl.Message(content="\n".join(lines), elements=list(elements))
-    message.persisted = True  # made again on every resume: never saved
-    await message.send()
