@@ -17,7 +17,7 @@ from langgraph_openai_serve.api.construct import (
     human_message,
     system_message,
 )
-from langgraph_openai_serve.api.responses.decode import decode_response_request
+from langgraph_openai_serve.api.responses.input_items import input_messages
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 
 BLOCKS = [
@@ -104,7 +104,7 @@ def test_decoded_conversation_equals_constructed_messages() -> None:
             ],
         }
     )
-    assert decode_response_request(request).messages == [
+    assert input_messages(request) == [
         SystemMessage("be brief"),
         SystemMessage("rules", additional_kwargs={"__openai_role__": "developer"}),
         HumanMessage([{"type": "text", "text": "hi"}]),

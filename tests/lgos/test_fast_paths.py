@@ -26,15 +26,15 @@ from langgraph_openai_serve import (
     GraphRequest,
     LanggraphOpenaiServe,
 )
-from langgraph_openai_serve.api import ids
-from langgraph_openai_serve.api.ids import new_id
+from langgraph_openai_serve import ids
+from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.graph.runner import run_langgraph
 from langgraph_openai_serve.graph.usage import UsageCollector
 from langgraph_openai_serve.server.app import create_app
 from langgraph_openai_serve.server.resources import ServerResources
 from langgraph_openai_serve.server.settings import ServerSettings
 from langgraph_openai_serve.settings import LgosSettings
-from lgos_demo_api.offline import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel
 from tests.lgos.graphs import make_registry, model_graph
 
 pytestmark = pytest.mark.anyio

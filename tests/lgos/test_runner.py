@@ -14,10 +14,11 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph_openai_serve import GraphConfig, GraphRegistry, GraphRequest
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.graph.interrupt import (
+    InterruptMismatchError,
     InterruptResume,
     LangGraphInterruptBatch,
-    interrupt_call_id,
-    new_nonce,
+    MissingAnswersError,
+    NotPausedError,
 )
 from langgraph_openai_serve.graph.runner import (
     TextChunk,
@@ -133,7 +134,7 @@ async def test_closing_the_stream_cancels_the_graph_once() -> None:
 async def test_nostream_model_calls_stay_private() -> None:
     from langgraph.constants import TAG_NOSTREAM
 
-    from lgos_demo_api.offline import OfflineChatModel
+    from langgraph_openai_serve.testing import OfflineChatModel
 
     planner = OfflineChatModel(
         responder=lambda m, t, c: "private plan text"
@@ -166,7 +167,7 @@ async def test_subgraph_text_and_status_reach_the_stream_once() -> None:
     from langgraph.config import get_stream_writer
 
     from langgraph_openai_serve import status_event
-    from lgos_demo_api.offline import OfflineChatModel
+    from langgraph_openai_serve.testing import OfflineChatModel
 
     model = OfflineChatModel(responder=lambda m, t, c: "answer from the subgraph")
 
@@ -227,14 +228,40 @@ async def test_the_result_arrives_after_the_run_is_released(stream: bool) -> Non
     assert isinstance(batch, LangGraphInterruptBatch)
     assert coordinator.held == frozenset()
     assert [c async for c in saver.alist(None)], "the pause keeps its checkpoint"
-    nonce = new_nonce()
     [pending] = batch.interrupts
-    resume = InterruptResume(
-        run_id=batch.run_id,
-        nonce=nonce,
-        answers={interrupt_call_id(batch, nonce, pending.id): "approve"},
-    )
+    resume = InterruptResume(run_id=batch.run_id, answers={pending.id: "approve"})
     answer = await result(resume)
     assert isinstance(answer, AIMessage)
     assert answer.text == "Decision: approve"
     assert [c async for c in saver.alist(None)] == []
+
+
+async def test_a_direct_resume_is_checked_against_the_pause() -> None:
+    """Direct callers answer by interrupt ID; the neutral errors say what is wrong."""
+    saver = InMemorySaver()
+    registry = interrupt_registry(saver, InMemoryRunCoordinator())
+    request = GraphRequest(model="approval")
+    batch = await run_langgraph(request, [HumanMessage("x")], registry)
+    assert isinstance(batch, LangGraphInterruptBatch)
+    [pending] = batch.interrupts
+    with pytest.raises(InterruptMismatchError):
+        await run_langgraph(
+            request,
+            [],
+            registry,
+            resume=InterruptResume(batch.run_id, {"not-pending": "approve"}),
+        )
+    with pytest.raises(MissingAnswersError) as missing:
+        await run_langgraph(
+            request, [], registry, resume=InterruptResume(batch.run_id, {})
+        )
+    assert missing.value.missing == 1
+    answer = await run_langgraph(
+        request, [], registry, resume=InterruptResume(batch.run_id, {pending.id: "no"})
+    )
+    assert isinstance(answer, AIMessage)
+    with pytest.raises(NotPausedError) as finished:
+        await run_langgraph(
+            request, [], registry, resume=InterruptResume(batch.run_id, {pending.id: "no"})
+        )
+    assert finished.value.interrupts is True

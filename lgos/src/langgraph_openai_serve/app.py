@@ -27,9 +27,10 @@ from langgraph_openai_serve.api.query import (
     RETRIEVE_RESPONSE_QUERY,
     check_query,
 )
+from langgraph_openai_serve.api.responses.jobs import BackgroundBackend
 from langgraph_openai_serve.api.responses.routes import router as responses_router
+from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
 from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.runner import DEFAULT_CHECKPOINT_SCOPE
 from langgraph_openai_serve.request_context import RequestContextMiddleware
 from langgraph_openai_serve.settings import LgosSettings, normalize_openai_api_prefix
 
@@ -147,7 +148,7 @@ class LanggraphOpenaiServe:
         registry: GraphRegistry,
         app: FastAPI | None = None,
         checkpoint_scope: Callable[[Request], str | Awaitable[str]] | None = None,
-        background: Any = None,
+        background: BackgroundBackend | None = None,
         *,
         settings: LgosSettings | None = None,
     ) -> None:

@@ -1,33 +1,42 @@
-"""Own a prepared run across a JSON or streaming HTTP response."""
+"""Carry a run across an HTTP response: prepare it, answer with JSON or SSE.
+
+The run stage of both routes. :func:`start_run` prepares a
+:class:`~langgraph_openai_serve.graph.session.RunSession` for an HTTP request
+(its scope, its request ID), turning preparation errors into OpenAI errors
+before any byte is sent; the returned :class:`HttpRun` then answers with the
+protocol's encoder: :meth:`HttpRun.json` (cancelled if the client leaves) or
+:meth:`HttpRun.sse` (the stream's terminal event comes after the run is
+released, as the session hands out results only then).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
-import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from langchain_core.messages import BaseMessage
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
 from langgraph_openai_serve.api.json import json_response
-from langgraph_openai_serve.api.sse import FinalChunk, sse_response
+from langgraph_openai_serve.api.sse import sse_response
 from langgraph_openai_serve.errors import (
     SERVER_ERROR,
     GraphError,
+    InvalidRequestError,
     OpenAIHTTPException,
     ServerError,
 )
-from langgraph_openai_serve.graph.coordinator import LeaseLostError
-from langgraph_openai_serve.graph.interrupt import InterruptResume
-from langgraph_openai_serve.graph.request import GraphRequest
-from langgraph_openai_serve.graph.runner import PreparedRun, prepare_run
+from langgraph_openai_serve.graph.coordinator import (
+    LeaseLostError,
+    LeasesExhaustedError,
+    RunBusyError,
+)
+from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.request_context import (
     REQUEST_ID_HEADER,
@@ -37,15 +46,21 @@ from langgraph_openai_serve.request_context import (
 
 __all__ = [
     "RUN_LEASE_LOST",
+    "HttpRun",
     "failure_code",
     "failure_message",
+    "request_id_headers",
     "resolve_scope",
-    "respond",
+    "run_error",
+    "start_run",
 ]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+ErrorMap = Callable[[Exception], OpenAIHTTPException | None]
+"""A protocol's mapping of its own neutral run errors (None: not one of them)."""
 
 
 async def resolve_scope(http_request: Request) -> str:
@@ -140,96 +155,141 @@ async def _unless_client_leaves(request: Request, work: Awaitable[T]) -> T:
         raise
 
 
-async def respond(
-    http_request: Request,
-    graph_request: GraphRequest,
-    messages: Sequence[BaseMessage],
-    *,
-    stream: bool,
-    collect: Callable[[PreparedRun], Awaitable[dict[str, Any]]],
-    encode: Callable[[PreparedRun], AsyncGenerator[bytes, None]],
-    resume: InterruptResume | None = None,
-    run_id: uuid.UUID | None = None,
-    instructions: str | None = None,
-) -> Response:
-    """Prepare a run, then answer with JSON (``collect``) or SSE (``encode``).
+def run_error(exc: Exception) -> OpenAIHTTPException | None:
+    """Map a neutral lease error to its OpenAI error, or return None.
 
-    Preparation errors (unknown model, invalid settings, busy or conflicting
-    interrupt runs) surface before any byte is sent, so they keep their HTTP
-    status; other preparation failures are logged and become a 500. The run
-    (and an interrupt run's lease) is released when the JSON is built, or
-    when the event stream ends, fails, or the client disconnects. A stream's
-    terminal chunk (a :class:`~langgraph_openai_serve.api.sse.FinalChunk`
-    from ``encode``) is sent only after that release, so a client reading
-    the terminal event finds the run free (and a finished run's checkpoint
-    deleted).
-
-    The run's ``lgos.request_id`` is the request's ``x-request-id``, and the
-    model becomes a log field of the request. ``instructions`` (Responses)
-    are recorded with a new interrupt run, so its resumes may repeat them.
+    - :class:`RunBusyError`: 409 ``run_busy``;
+    - :class:`LeasesExhaustedError`: 503 ``leases_exhausted``.
     """
-    bind_log_fields(model=graph_request.model)
-    request_id = current_request_id()
-    headers: dict[str, str] = {}
-    if request_id is None:  # routes served without the mount's middleware
-        request_id = new_id("req")
-        headers[REQUEST_ID_HEADER] = request_id
-    stack = AsyncExitStack()
-    try:
-        run = await stack.enter_async_context(
-            prepare_run(
-                graph_request,
-                messages,
-                http_request.app.state.graph_registry,
-                checkpoint_scope=await resolve_scope(http_request),
-                resume=resume,
-                run_id=run_id,
-                request_id=request_id,
-                instructions=instructions,
-            )
+    if isinstance(exc, RunBusyError):
+        return InvalidRequestError(
+            "Another request is running this operation; retry later.",
+            code="run_busy",
+            status_code=409,
         )
+    if isinstance(exc, LeasesExhaustedError):
+        return ServerError(
+            "This server runs as many interrupt runs as it can; retry shortly.",
+            code="leases_exhausted",
+            status_code=503,
+        )
+    return None
+
+
+def request_id_headers() -> tuple[str, dict[str, str]]:
+    """Return this request's ID and the headers that must carry it.
+
+    Routes served behind the mount's middleware already send
+    ``x-request-id``; others get a new ID here, sent by the route.
+    """
+    request_id = current_request_id()
+    if request_id is not None:
+        return request_id, {}
+    request_id = new_id("req")
+    return request_id, {REQUEST_ID_HEADER: request_id}
+
+
+@dataclass(slots=True)
+class HttpRun:
+    """A prepared run owned by one HTTP request until its answer is sent.
+
+    Attributes:
+        http_request: The HTTP request.
+        session: The prepared run.
+        headers: Headers every answer carries (a generated request ID).
+
+    """
+
+    http_request: Request
+    session: RunSession
+    headers: dict[str, str] = field(default_factory=dict)
+
+    async def json(self, work: Awaitable[dict[str, Any]]) -> Response:
+        """Answer with the JSON object ``work`` builds from the run.
+
+        The run is released when ``work`` ends, fails, or the client leaves
+        (then ``work`` is cancelled and the answer is an empty 499).
+
+        Raises:
+            OpenAIHTTPException: ``work``'s own error, unchanged.
+            ServerError: 503 ``run_lease_lost``, or 500 for a graph failure
+                (logged with its traceback).
+
+        """
+        model = self.session.request.model
+        try:
+            body = await _unless_client_leaves(self.http_request, work)
+        except ClientLeft:
+            # Nobody is listening: the run was cancelled, as a stream's is.
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        except OpenAIHTTPException:
+            raise
+        except LeaseLostError as exc:
+            logger.error("Run stopped: its lease was lost (model %s)", model)
+            raise ServerError(str(exc), code=RUN_LEASE_LOST, status_code=503) from exc
+        except Exception as exc:
+            logger.exception("Graph run failed (model %s)", model)
+            raise ServerError(failure_message(exc)) from exc
+        finally:
+            await self.session.release()
+        response = json_response(body)
+        response.headers.update(self.headers)
+        return response
+
+    def sse(self, chunks: AsyncIterator[bytes]) -> Response:
+        """Answer with the event stream ``chunks`` encodes from the run.
+
+        The run is released when the stream ends, fails, or the client
+        disconnects (which closes ``chunks``).
+        """
+        session = self.session
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                async for chunk in chunks:
+                    yield chunk
+            finally:
+                await session.release()
+
+        response = sse_response(body())
+        response.headers.update(self.headers)
+        return response
+
+
+async def start_run(
+    http_request: Request,
+    session: Callable[[str, str], RunSession],
+    *,
+    errors: ErrorMap | None = None,
+) -> HttpRun:
+    """Prepare a run for an HTTP request; its errors surface before any byte.
+
+    Args:
+        http_request: The HTTP request; its app holds the scope resolver.
+        session: Builds the session from the request's checkpoint scope and
+            request ID (``lgos.request_id`` of the run).
+        errors: The protocol's mapping of its own neutral errors (the
+            Responses API maps resume errors), tried before the lease errors.
+
+    Raises:
+        OpenAIHTTPException: A mapped preparation error (unknown model,
+            invalid settings, ``run_busy``, a resume the run cannot take …),
+            or a 500 for any other failure (logged once).
+        HTTPException: The scope resolver's own refusal.
+
+    """
+    request_id, headers = request_id_headers()
+    run = session(await resolve_scope(http_request), request_id)
+    bind_log_fields(model=run.request.model)
+    try:
+        await run.prepare()
     except (HTTPException, OpenAIHTTPException):
         raise
     except Exception as exc:
+        mapped = (errors(exc) if errors is not None else None) or run_error(exc)
+        if mapped is not None:
+            raise mapped from None
         # A graph factory or adapter failed: logged here once.
-        logger.exception("Graph run preparation failed (model %s)", graph_request.model)
+        logger.exception("Graph run preparation failed (model %s)", run.request.model)
         raise ServerError(failure_message(exc)) from exc
-    if not stream:
-        async with stack:
-            try:
-                response = json_response(
-                    await _unless_client_leaves(http_request, collect(run))
-                )
-            except ClientLeft:
-                # Nobody is listening: the run was cancelled, as a stream's is.
-                return Response(status_code=CLIENT_CLOSED_REQUEST)
-            except OpenAIHTTPException:
-                raise
-            except LeaseLostError as exc:
-                logger.error(
-                    "Run stopped: its lease was lost (model %s)", graph_request.model
-                )
-                raise ServerError(
-                    str(exc), code=RUN_LEASE_LOST, status_code=503
-                ) from exc
-            except Exception as exc:
-                logger.exception("Graph run failed (model %s)", graph_request.model)
-                raise ServerError(failure_message(exc)) from exc
-        response.headers.update(headers)
-        return response
-
-    async def body() -> AsyncIterator[bytes]:
-        final: bytes | None = None
-        async with stack, contextlib.aclosing(encode(run)) as chunks:
-            async for chunk in chunks:
-                if isinstance(chunk, FinalChunk):
-                    final = chunk
-                    break
-                yield chunk
-        # Encoder closed and run released: the terminal event goes out last.
-        if final is not None:
-            yield final
-
-    response = sse_response(body())
-    response.headers.update(headers)
-    return response
+    return HttpRun(http_request, run, headers)

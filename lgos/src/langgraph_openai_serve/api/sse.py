@@ -8,22 +8,7 @@ from typing import Any
 import orjson
 from sse_starlette import EventSourceResponse
 
-__all__ = ["FinalChunk", "data_bytes", "event_bytes", "sse_response"]
-
-
-class FinalChunk(bytes):
-    """The last chunk of an event stream, holding its terminal event(s).
-
-    An encoder yields its terminal events (``response.completed``,
-    ``response.failed``, Chat's ``[DONE]`` …) as one ``FinalChunk``, as its
-    last chunk. The route then closes the encoder and releases the run (an
-    interrupt run's lease and checkpoint clean-up) before sending it, so a
-    client that acts on the terminal event, for instance by resuming a paused
-    run on another server at once, never finds the run still held. Every
-    other chunk is sent as soon as it is yielded.
-    """
-
-    __slots__ = ()
+__all__ = ["data_bytes", "event_bytes", "sse_response"]
 
 
 def event_bytes(event: dict[str, Any]) -> bytes:

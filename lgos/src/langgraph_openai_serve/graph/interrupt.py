@@ -1,15 +1,13 @@
-"""Interrupt identity: checkpoint keys, opaque Response and call IDs, expiry.
+"""Interrupt runs, protocol-neutral: pauses, resumes, checkpoint keys, expiry.
 
-A paused run is addressed by three values:
-
-- the *run UUID*, chosen by LGOS or by the caller (``metadata.lgos_run_id``);
-- the *checkpoint key*, ``SHA-256(scope, model, run UUID)`` — the LangGraph
-  ``thread_id``, so two scopes or models never share state;
-- per Response, a random *nonce*. The Response ID is
-  ``resp_lg_<run UUID hex>_<nonce>``; each call ID is
-  ``call_lg_<token>_<nonce>_<interrupt id>``, where the token binds the call to
-  the checkpoint key, the nonce, the exact checkpoint generation and the
-  interrupt, so a stale, forged or mixed call ID never validates.
+A paused run is addressed by its *run UUID* (chosen by LGOS or the caller)
+and its *checkpoint key*, ``SHA-256(scope, model, run UUID)``: the LangGraph
+``thread_id``, so two scopes or models never share state. A pause is a
+:class:`LangGraphInterruptBatch`; an :class:`InterruptResume` answers it by
+interrupt ID. How a protocol names pauses and answers (the Responses API's
+``resp_lg_`` and ``call_lg_`` IDs) and which status codes its errors get is
+the adapter's business (:mod:`langgraph_openai_serve.api.responses.interrupts`):
+this module raises the neutral :class:`ResumeError` kinds.
 """
 
 from __future__ import annotations
@@ -18,17 +16,14 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-import re
-import secrets
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.coordinator import (
     InMemoryRunCoordinator,
     RunBusyError,
@@ -37,44 +32,30 @@ from langgraph_openai_serve.graph.coordinator import (
 
 __all__ = [
     "INSTRUCTIONS_METADATA_KEY",
-    "INTERRUPT_FUNCTION_NAME",
-    "NOT_A_PAUSE",
     "OPERATION_ID_METADATA_KEY",
-    "RUN_ID_METADATA_KEY",
     "InMemoryRunCoordinator",
+    "InstructionsChangedError",
+    "InterruptMismatchError",
     "InterruptResume",
     "LangGraphInterruptBatch",
+    "MissingAnswersError",
+    "NotPausedError",
     "PendingInterrupt",
+    "ResumeError",
     "check_resumed_instructions",
     "checkpoint_key",
     "delete_expired_interrupt_runs",
     "instructions_digest",
-    "interrupt_call_id",
-    "interrupt_response_id",
-    "new_nonce",
-    "parse_interrupt_response_id",
-    "parse_run_id",
+    "resume_values",
 ]
 
 logger = logging.getLogger(__name__)
 
-INTERRUPT_FUNCTION_NAME = "lgos_interrupt"
 OPERATION_ID_METADATA_KEY = "lgos.operation_id"
 """Checkpoint metadata key marking threads LGOS created (value: run UUID)."""
-RUN_ID_METADATA_KEY = "lgos_run_id"
-"""Request metadata key for a caller-chosen run UUID."""
-NOT_A_PAUSE = (
-    "previous_response_id only resumes a paused interrupt run (a resp_lg_ Response "
-    "ending in lgos_interrupt calls). LGOS stores no conversations: send the earlier "
-    "items in input instead, and turn off automatic response chaining for this model."
-)
-"""The message of a ``previous_response_id`` that names no pause."""
 INSTRUCTIONS_METADATA_KEY = "lgos.instructions_sha256"
 """Checkpoint metadata key: the SHA-256 of the instructions an interrupt run
 started with (absent when it had none), so a resume may repeat them."""
-
-_RESPONSE_ID = re.compile(r"^resp_lg_([0-9a-f]{32})_([0-9a-f]{32})$")
-_CALL_ID = re.compile(r"^call_lg_([0-9a-f]{64})_([0-9a-f]{32})_([0-9A-Za-z-]{1,64})$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +86,79 @@ class LangGraphInterruptBatch:
 
 @dataclass(frozen=True, slots=True)
 class InterruptResume:
-    """A decoded resume: the paused Response and one answer per call ID.
+    """The answers to a paused run, one per pending interrupt.
+
+    Usage (a direct caller answering the batch it got back)::
+
+        [pending] = batch.interrupts
+        resume = InterruptResume(batch.run_id, {pending.id: "approve"})
+        answer = await run_langgraph(request, [], registry, resume=resume)
 
     Attributes:
-        run_id: The run UUID from ``previous_response_id``.
-        nonce: The Response nonce from ``previous_response_id``.
-        answers: Call ID → output string (passed unchanged to ``interrupt()``).
+        run_id: The paused run's UUID.
+        answers: Interrupt ID → answer, passed unchanged to ``interrupt()``.
+        instructions: The resume's own system instructions, which must repeat
+            the run's (see :func:`check_resumed_instructions`), or None.
+        verify: An adapter's own check that the answers belong to this pause
+            (the Responses adapter checks that its call IDs were issued for
+            this batch's checkpoint generation); it raises
+            :class:`InterruptMismatchError`. None for no extra check.
 
     """
 
     run_id: uuid.UUID
-    nonce: str
-    answers: Mapping[str, str]
+    answers: Mapping[str, Any]
     instructions: str | None = None
-    """The resume's own instructions, which must repeat the run's (or None)."""
+    verify: Callable[[LangGraphInterruptBatch], None] | None = None
+
+
+class ResumeError(Exception):
+    """A resume the run cannot take; adapters map each kind to their protocol."""
+
+
+class NotPausedError(ResumeError):
+    """There is no pause to resume.
+
+    Attributes:
+        interrupts: False when the model does not run interrupt graphs at
+            all, True when it does but this run finished or expired.
+
+    """
+
+    def __init__(self, *, interrupts: bool) -> None:
+        super().__init__(
+            "This run is not paused: it finished or expired."
+            if interrupts
+            else "This model does not pause for interrupts."
+        )
+        self.interrupts = interrupts
+
+
+class InterruptMismatchError(ResumeError):
+    """The answers name interrupts that are not pending (stale or forged)."""
+
+    def __init__(self) -> None:
+        super().__init__("The answers do not match the pending interrupts.")
+
+
+class MissingAnswersError(ResumeError):
+    """Some pending interrupts have no answer.
+
+    Attributes:
+        missing: How many pending interrupts are unanswered.
+
+    """
+
+    def __init__(self, missing: int) -> None:
+        super().__init__(f"{missing} pending interrupt(s) have no answer.")
+        self.missing = missing
+
+
+class InstructionsChangedError(ResumeError):
+    """A resume's instructions differ from those the run started with."""
+
+    def __init__(self) -> None:
+        super().__init__("A resume may repeat the run's instructions, not change them.")
 
 
 def checkpoint_key(scope: str, model: str, run_id: uuid.UUID) -> str:
@@ -129,85 +169,6 @@ def checkpoint_key(scope: str, model: str, run_id: uuid.UUID) -> str:
     """
     material = f"lgos/v1\x00{len(scope)}:{scope}\x00{len(model)}:{model}\x00{run_id}"
     return hashlib.sha256(material.encode()).hexdigest()
-
-
-def new_nonce() -> str:
-    """Return a random 32-hex-digit Response nonce."""
-    return secrets.token_hex(16)
-
-
-def interrupt_response_id(run_id: uuid.UUID, nonce: str) -> str:
-    """Return the Response ID of a run: ``resp_lg_<run hex>_<nonce>``."""
-    return f"resp_lg_{run_id.hex}_{nonce}"
-
-
-def _token(key: str, nonce: str, checkpoint_id: str, interrupt_id: str) -> str:
-    material = f"{key}\x00{nonce}\x00{checkpoint_id}\x00{interrupt_id}"
-    return hashlib.sha256(material.encode()).hexdigest()
-
-
-def interrupt_call_id(
-    batch: LangGraphInterruptBatch, nonce: str, interrupt_id: str
-) -> str:
-    """Return the call ID binding ``interrupt_id`` to this Response and generation."""
-    token = _token(batch.checkpoint_key, nonce, batch.checkpoint_id, interrupt_id)
-    return f"call_lg_{token}_{nonce}_{interrupt_id}"
-
-
-def parse_interrupt_response_id(response_id: str) -> tuple[uuid.UUID, str]:
-    """Return ``(run UUID, nonce)`` of a paused Response ID.
-
-    Raises:
-        InvalidRequestError: 400, ``param="previous_response_id"``.
-
-    """
-    match = _RESPONSE_ID.match(response_id)
-    if match is None:
-        raise InvalidRequestError(
-            NOT_A_PAUSE,
-            param="previous_response_id",
-        )
-    run_id = uuid.UUID(match.group(1))
-    if run_id.int == 0:
-        raise InvalidRequestError(
-            NOT_A_PAUSE,
-            param="previous_response_id",
-        )
-    return run_id, match.group(2)
-
-
-def parse_call_id(call_id: str, *, param: str) -> tuple[str, str, str]:
-    """Return ``(token, nonce, interrupt id)`` of an interrupt call ID.
-
-    Raises:
-        InvalidRequestError: 400 with ``param``.
-
-    """
-    match = _CALL_ID.match(call_id)
-    if match is None:
-        raise InvalidRequestError(
-            f"'{call_id}' is not an interrupt call ID of this run.", param=param
-        )
-    return match.group(1), match.group(2), match.group(3)
-
-
-def parse_run_id(value: str) -> uuid.UUID:
-    """Validate a caller-chosen run UUID (``metadata.lgos_run_id``).
-
-    Raises:
-        InvalidRequestError: 400 when it is not a non-nil UUID.
-
-    """
-    try:
-        run_id = uuid.UUID(value)
-    except ValueError:
-        run_id = None
-    if run_id is None or run_id.int == 0:
-        raise InvalidRequestError(
-            "metadata.lgos_run_id must be a non-nil UUID.",
-            param=f"metadata.{RUN_ID_METADATA_KEY}",
-        )
-    return run_id
 
 
 def instructions_digest(instructions: str | None) -> str | None:
@@ -230,65 +191,35 @@ def check_resumed_instructions(resume: InterruptResume, recorded: str | None) ->
         recorded: The run's :func:`instructions_digest`, from its checkpoint.
 
     Raises:
-        InvalidRequestError: 400 with ``param="instructions"`` when the
-            resume's instructions differ from the run's (or it had none).
+        InstructionsChangedError: The resume's instructions differ from the
+            run's (or it had none).
 
     """
     if resume.instructions is None:
         return
     if instructions_digest(resume.instructions) != recorded:
-        raise InvalidRequestError(
-            "A resume may repeat the paused run's instructions but not change "
-            "them; send them unchanged or omit them.",
-            param="instructions",
-        )
+        raise InstructionsChangedError
 
 
-def conflict(message: str) -> InvalidRequestError:
-    """Return a 409 ``interrupt_state_conflict`` error with ``message``."""
-    return InvalidRequestError(
-        message,
-        code="interrupt_state_conflict",
-        status_code=409,
-        param="previous_response_id",
-    )
-
-
-def resume_command_values(
+def resume_values(
     resume: InterruptResume, batch: LangGraphInterruptBatch
-) -> dict[str, str]:
+) -> dict[str, Any]:
     """Check a resume against the durable pending batch; map interrupt ID → answer.
 
     Raises:
-        InvalidRequestError: 400 for calls of another Response
-            (``previous_response_id``) or missing answers (``input``);
-            409 ``interrupt_state_conflict`` for stale, forged or
-            non-matching calls.
+        InterruptMismatchError: The adapter's ``verify`` refused the answers,
+            or they name an interrupt that is not pending.
+        MissingAnswersError: A pending interrupt has no answer.
 
     """
+    if resume.verify is not None:
+        resume.verify(batch)
     pending = {interrupt.id for interrupt in batch.interrupts}
-    values: dict[str, str] = {}
-    for index, (call_id, output) in enumerate(resume.answers.items()):
-        token, nonce, interrupt_id = parse_call_id(
-            call_id, param=f"input[{index}].call_id"
-        )
-        if nonce != resume.nonce:
-            raise InvalidRequestError(
-                "The call IDs belong to another Response than previous_response_id.",
-                param="previous_response_id",
-            )
-        expected = _token(
-            batch.checkpoint_key, nonce, batch.checkpoint_id, interrupt_id
-        )
-        if interrupt_id not in pending or not secrets.compare_digest(token, expected):
-            raise conflict("The answered calls do not match the pending interrupts.")
-        values[interrupt_id] = output
-    if missing := pending - set(values):
-        raise InvalidRequestError(
-            f"Answer every pending interrupt; {len(missing)} call(s) have no output.",
-            param="input",
-        )
-    return values
+    if not set(resume.answers) <= pending:
+        raise InterruptMismatchError
+    if missing := pending - set(resume.answers):
+        raise MissingAnswersError(len(missing))
+    return dict(resume.answers)
 
 
 async def delete_expired_interrupt_runs(

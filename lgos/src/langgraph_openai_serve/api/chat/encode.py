@@ -19,15 +19,11 @@ from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
 from langgraph_openai_serve.api.runs import failure_code, failure_message
-from langgraph_openai_serve.api.sse import FinalChunk, data_bytes
+from langgraph_openai_serve.api.sse import data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
-from langgraph_openai_serve.graph.runner import (
-    PreparedRun,
-    TextChunk,
-    TextParity,
-    stream_run_batches,
-)
+from langgraph_openai_serve.graph.execution import TextChunk, TextParity
+from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.ids import new_id
 
 __all__ = ["ChatFrame", "collect_chat_completion", "stream_chat_completion"]
@@ -80,10 +76,12 @@ def _finish_reason(answer: Answer) -> str:
     return "tool_calls" if answer.tool_calls else "stop"
 
 
-async def collect_chat_completion(run: PreparedRun, frame: ChatFrame) -> dict[str, Any]:
+async def collect_chat_completion(
+    frame: ChatFrame, session: RunSession
+) -> dict[str, Any]:
     """Run the graph without streaming and return the ``chat.completion``."""
     answer: Answer | None = None
-    async with contextlib.aclosing(stream_run_batches(run, stream=False)) as batches:
+    async with contextlib.aclosing(session.batches(stream=False)) as batches:
         async for batch in batches:
             for event in batch:
                 if isinstance(event, AIMessage):
@@ -113,8 +111,8 @@ async def collect_chat_completion(run: PreparedRun, frame: ChatFrame) -> dict[st
             }
         ],
     }
-    if run.usage is not None:
-        completion["usage"] = chat_usage(run.usage)
+    if session.usage is not None:
+        completion["usage"] = chat_usage(session.usage)
     return completion
 
 
@@ -160,7 +158,7 @@ def _content_head(frame: ChatFrame) -> bytes:
 
 
 async def stream_chat_completion(
-    run: PreparedRun, frame: ChatFrame
+    frame: ChatFrame, session: RunSession
 ) -> AsyncGenerator[bytes, None]:
     """Run the graph with streaming and yield framed ``chat.completion.chunk`` s.
 
@@ -171,10 +169,10 @@ async def stream_chat_completion(
     Custom stream events (status) are ignored.
 
     Each yielded chunk holds the chunks of one batch of run events (see
-    :func:`~langgraph_openai_serve.graph.runner.stream_run_batches`), so a
+    :meth:`~langgraph_openai_serve.graph.session.RunSession.batches`), so a
     burst costs one write; the first text delta is yielded at once. The
-    finishing chunks and ``[DONE]`` (or the error) come last, as one
-    :class:`~langgraph_openai_serve.api.sse.FinalChunk`.
+    finishing chunks and ``[DONE]`` (or the error) come last, in one chunk,
+    encoded once the run is released.
     """
     # Role only: a client builds text parts from content deltas, and a reply
     # that is only tool calls has none (the Vercel AI SDK drew an empty one).
@@ -185,7 +183,7 @@ async def stream_chat_completion(
     out: list[bytes] = []  # chunks encoded but not yet yielded
     final = False
     try:
-        async with contextlib.aclosing(stream_run_batches(run, stream=True)) as batches:
+        async with contextlib.aclosing(session.batches(stream=True)) as batches:
             async for batch in batches:
                 for event in batch:
                     if isinstance(event, TextChunk):
@@ -211,9 +209,9 @@ async def stream_chat_completion(
                 )
             )
         )
-        yield FinalChunk(b"".join(out))
+        yield b"".join(out)
         return
-    if frame.include_usage and run.usage is not None:
+    if frame.include_usage and session.usage is not None:
         out.append(
             data_bytes(
                 {
@@ -222,12 +220,12 @@ async def stream_chat_completion(
                     "created": frame.created,
                     "model": frame.model,
                     "choices": [],
-                    "usage": chat_usage(run.usage),
+                    "usage": chat_usage(session.usage),
                 }
             )
         )
     out.append(data_bytes("[DONE]"))
-    yield FinalChunk(b"".join(out))
+    yield b"".join(out)
 
 
 def _answer_chunks(

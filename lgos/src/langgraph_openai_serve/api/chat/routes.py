@@ -13,10 +13,11 @@ from langgraph_openai_serve.api.chat.encode import (
     stream_chat_completion,
 )
 from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
-from langgraph_openai_serve.api.runs import respond
+from langgraph_openai_serve.api.runs import start_run
 from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
+from langgraph_openai_serve.graph.session import RunSession
 
 __all__ = ["router"]
 
@@ -27,7 +28,8 @@ router = APIRouter()
 async def create_chat_completion(request: Request) -> Response:
     """Create a chat completion from a graph run (JSON or SSE chunks)."""
     body = await parse_body(request, ChatCompletionRequest)
-    config = request.app.state.graph_registry.get_graph(body.model)
+    registry = request.app.state.graph_registry
+    config = registry.get_graph(body.model)
     if config.supports(GraphFeature.INTERRUPTS):
         raise InvalidRequestError(
             f"The model '{body.model}' pauses for human input, which only the "
@@ -43,11 +45,17 @@ async def create_chat_completion(request: Request) -> Response:
         model=body.model,
         include_usage=bool(body.stream_options and body.stream_options.include_usage),
     )
-    return await respond(
+    run = await start_run(
         request,
-        graph_request,
-        messages,
-        stream=bool(body.stream),
-        collect=lambda run: collect_chat_completion(run, frame),
-        encode=lambda run: stream_chat_completion(run, frame),
+        lambda scope, request_id: RunSession(
+            graph_request,
+            messages,
+            registry,
+            config=config,
+            checkpoint_scope=scope,
+            request_id=request_id,
+        ),
     )
+    if body.stream:
+        return run.sse(stream_chat_completion(frame, run.session))
+    return await run.json(collect_chat_completion(frame, run.session))

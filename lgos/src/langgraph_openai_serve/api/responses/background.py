@@ -9,18 +9,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from langgraph_openai_serve.api.json import json_response
-from langgraph_openai_serve.api.responses.plan import plan_response
+from langgraph_openai_serve.api.responses.decode import decode_response_request
+from langgraph_openai_serve.api.responses.interrupts import (
+    parse_interrupt_response_id,
+)
+from langgraph_openai_serve.api.responses.jobs import (
+    BackgroundBackend,
+    BackgroundRun,
+    new_job,
+)
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
-from langgraph_openai_serve.api.runs import resolve_scope
+from langgraph_openai_serve.api.runs import request_id_headers, resolve_scope
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
-from langgraph_openai_serve.graph.interrupt import parse_interrupt_response_id
-from langgraph_openai_serve.ids import new_id
-from langgraph_openai_serve.request_context import (
-    REQUEST_ID_HEADER,
-    bind_log_fields,
-    current_request_id,
-)
+from langgraph_openai_serve.request_context import bind_log_fields
 
 __all__ = ["cancel_background", "retrieve_background", "submit_background"]
 
@@ -53,8 +55,6 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
             content.
 
     """
-    from langgraph_openai_serve.background import new_job
-
     registry = request.app.state.graph_registry
     config = registry.get_graph(body.model)
     bind_log_fields(model=body.model)  # registered: safe to log
@@ -78,15 +78,12 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
         raise InvalidRequestError(
             "Idempotency-Key must be 1 to 255 characters.", param="Idempotency-Key"
         )
-    _, _, run_id = plan_response(body, registry, nonce=uuid.uuid4().hex)
-    assert run_id is not None
+    # Validated as the foreground would; the run UUID is chosen now.
+    plan = decode_response_request(body, registry, config=config)
+    run_id = plan.run_id or uuid.uuid4()
     scope = await resolve_scope(request)
     payload = body.model_dump(mode="json", exclude_unset=True)
-    request_id = current_request_id()
-    headers: dict[str, str] = {}
-    if request_id is None:  # routes served without the mount's middleware
-        request_id = new_id("req")
-        headers[REQUEST_ID_HEADER] = request_id
+    request_id, headers = request_id_headers()
     job = new_job(
         payload,
         owner_scope=scope,
@@ -107,8 +104,10 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
     return response
 
 
-async def _owned_run(request: Request, response_id: str):
-    backend = request.app.state.background_backend
+async def _owned_run(
+    request: Request, response_id: str
+) -> tuple[BackgroundBackend, BackgroundRun]:
+    backend: BackgroundBackend | None = request.app.state.background_backend
     if backend is None:
         raise _not_found(response_id)
     try:
@@ -144,5 +143,5 @@ async def cancel_background(request: Request, response_id: str) -> Response:
     """
     backend, run = await _owned_run(request, response_id)
     await backend.cancel(run.id)
-    run = await backend.get(run.id)
+    run = await backend.get(run.id) or run
     return json_response(run.snapshot())

@@ -1,52 +1,41 @@
-"""Decode a Responses request into a GraphRequest and LangChain messages."""
+"""Decode a Responses request: the neutral request, the messages, the run's identity.
+
+:func:`decode_response_request` is the whole decode stage of ``POST
+/responses``: it checks the request against the served subset, looks up the
+model's :class:`GraphConfig` once (handed on to the run), checks tools and
+file inputs against it, turns ``input`` into messages or a resume, and lays
+out the Response's identity (a ``resp_lg_`` ID for interrupt runs).
+"""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    ToolMessage,
-)
+from langchain_core.messages import BaseMessage
 
 from langgraph_openai_serve.api.common import check_metadata, check_stream_options
-from langgraph_openai_serve.api.construct import (
-    ai_message,
-    human_message,
-    system_message,
-)
-from langgraph_openai_serve.api.messages import (
-    check_tool_exchanges,
-    file_block,
-    parse_arguments,
-)
-from langgraph_openai_serve.api.responses.request import (
-    CustomToolCallItem,
-    CustomToolCallOutputItem,
-    CustomToolChoice,
-    FunctionCallItem,
-    FunctionCallOutputItem,
-    FunctionTool,
-    InputFile,
-    InputText,
-    MessageItem,
-    OutputText,
-    Refusal,
-    ResponseCreateRequest,
-    WebSearchCallItem,
-    WebSearchSelector,
-)
-from langgraph_openai_serve.errors import InvalidRequestError
-from langgraph_openai_serve.graph.interrupt import (
-    INTERRUPT_FUNCTION_NAME,
+from langgraph_openai_serve.api.responses.frame import ResponseFrame
+from langgraph_openai_serve.api.responses.input_items import input_messages
+from langgraph_openai_serve.api.responses.interrupts import (
     RUN_ID_METADATA_KEY,
-    InterruptResume,
-    parse_interrupt_response_id,
+    decode_resume,
+    interrupt_response_id,
+    new_nonce,
     parse_run_id,
 )
+from langgraph_openai_serve.api.responses.request import (
+    CustomToolChoice,
+    FunctionTool,
+    ResponseCreateRequest,
+    Tool,
+    WebSearchSelector,
+)
+from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
+from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.interrupt import InterruptResume
+from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
     GraphRequest,
@@ -55,163 +44,9 @@ from langgraph_openai_serve.graph.request import (
     ToolChoice,
 )
 from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
+from langgraph_openai_serve.graph.session import RunSession
 
-__all__ = ["DecodedResponseRequest", "decode_response_request"]
-
-
-def _input_blocks(parts: list[Any]) -> list[str | dict[str, Any]]:
-    return [
-        file_block(part.file_id)
-        if isinstance(part, InputFile)
-        else {"type": "text", "text": part.text}
-        for part in parts
-    ]
-
-
-def _assistant_content(item: MessageItem) -> str | list[str | dict[str, Any]]:
-    """LangChain's shape for replayed output: blocks keep ID, phase, citations."""
-    if isinstance(item.content, str):
-        return item.content
-    blocks: list[str | dict[str, Any]] = []
-    for part in item.content:
-        if isinstance(part, OutputText | InputText):
-            block: dict[str, Any] = {"type": "text", "text": part.text}
-            if isinstance(part, OutputText):
-                block["annotations"] = [dict(a) for a in part.annotations]
-        elif isinstance(part, Refusal):
-            block = {"type": "refusal", "refusal": part.refusal}
-        else:
-            msg = "assistant messages carry no files"
-            raise ValueError(msg)
-        if item.id is not None:
-            block["id"] = item.id
-        if item.phase is not None:
-            block["phase"] = item.phase
-        blocks.append(block)
-    return blocks
-
-
-def _message(item: MessageItem, index: int) -> BaseMessage:
-    if item.role == "assistant":
-        if not isinstance(item.content, str):
-            for position, part in enumerate(item.content):
-                if isinstance(part, InputFile):
-                    raise InvalidRequestError(
-                        "An assistant message cannot carry input_file content.",
-                        param=f"input[{index}].content[{position}]",
-                    )
-        # Only fields with values are passed: the same message, built faster.
-        fields: dict[str, Any] = {}
-        if item.id is not None:
-            fields["id"] = item.id
-        if item.phase is not None:
-            fields["additional_kwargs"] = {"phase": item.phase}
-        return ai_message(_assistant_content(item), **fields)
-    content: str | list[str | dict[str, Any]]
-    if isinstance(item.content, str):
-        content = item.content
-    else:
-        allowed = (InputText, InputFile) if item.role == "user" else (InputText,)
-        for position, part in enumerate(item.content):
-            if not isinstance(part, allowed):
-                kinds = (
-                    "input_text or input_file" if item.role == "user" else "input_text"
-                )
-                raise InvalidRequestError(
-                    f"A {item.role} message accepts only {kinds} content.",
-                    param=f"input[{index}].content[{position}]",
-                )
-        content = _input_blocks(item.content)
-    if item.role == "user":
-        return human_message(content)
-    if item.role == "developer":
-        return system_message(
-            content, additional_kwargs={"__openai_role__": "developer"}
-        )
-    return system_message(content)
-
-
-def _append_call(messages: list[BaseMessage], call: dict[str, Any]) -> None:
-    last = messages[-1] if messages else None
-    if isinstance(last, AIMessage):
-        # Consecutive calls (and the message before them) form one turn.
-        last.tool_calls.append(call)  # type: ignore[arg-type]
-    else:
-        messages.append(AIMessage(content="", tool_calls=[call]))  # type: ignore[list-item]
-
-
-def _messages(request: ResponseCreateRequest) -> list[BaseMessage]:
-    messages: list[BaseMessage] = []
-    if request.instructions:
-        messages.append(system_message(request.instructions))
-    if isinstance(request.input, str):
-        messages.append(human_message(request.input))
-        return messages
-    kinds: dict[str, str] = {}  # call_id -> "function" | "custom"
-    for index, item in enumerate(request.input):
-        if isinstance(item, MessageItem):
-            messages.append(_message(item, index))
-        elif isinstance(item, FunctionCallItem | CustomToolCallItem):
-            if isinstance(item, FunctionCallItem):
-                args = parse_arguments(
-                    item.arguments, param=f"input[{index}].arguments"
-                )
-                kinds.setdefault(item.call_id, "function")
-            else:
-                # LangChain passes a custom tool's free-form input as one argument.
-                args = {"__arg1": item.input}
-                kinds.setdefault(item.call_id, "custom")
-            call = {
-                "id": item.call_id,
-                "name": item.name,
-                "args": args,
-                "type": "tool_call",
-            }
-            _append_call(messages, call)
-        elif isinstance(item, FunctionCallOutputItem | CustomToolCallOutputItem):
-            kind = "function" if isinstance(item, FunctionCallOutputItem) else "custom"
-            if kinds.get(item.call_id, kind) != kind:
-                raise InvalidRequestError(
-                    f"The output for '{item.call_id}' is not of its call's type.",
-                    param=f"input[{index}].type",
-                )
-            messages.append(ToolMessage(content=item.output, tool_call_id=item.call_id))
-        elif isinstance(item, WebSearchCallItem):
-            # A finished built-in search: history for the graph's model.
-            messages.append(AIMessage(content=[item.model_dump()]))
-    check_tool_exchanges(messages, param="input")
-    _refuse_replayed_answers(request.input)
-    return messages
-
-
-def _refuse_replayed_answers(items: list[Any]) -> None:
-    """Refuse interrupt answers sent as history instead of as a resume.
-
-    A client that replays the paused Response's ``lgos_interrupt`` call with
-    its answer and no ``previous_response_id`` (the OpenAI Agents SDK does
-    without ``auto_previous_response_id``) would start the operation afresh
-    and be asked again, forever. Answers in the trailing items (after the
-    last message) are refused; earlier ones are history and stay allowed.
-    """
-    interrupt_calls = {
-        item.call_id
-        for item in items
-        if isinstance(item, FunctionCallItem) and item.name == INTERRUPT_FUNCTION_NAME
-    }
-    if not interrupt_calls:
-        return
-    for index in range(len(items) - 1, -1, -1):
-        item = items[index]
-        if isinstance(item, MessageItem):
-            return
-        if isinstance(item, FunctionCallOutputItem) and item.call_id in interrupt_calls:
-            raise InvalidRequestError(
-                f"input[{index}] answers an interrupt ({INTERRUPT_FUNCTION_NAME}) "
-                "without previous_response_id: resume the paused Response by "
-                "sending its ID as previous_response_id with only the "
-                "function_call_output items.",
-                param="previous_response_id",
-            )
+__all__ = ["ResponsePlan", "decode_response_request"]
 
 
 def _selected_tools(
@@ -265,75 +100,80 @@ def _tool_choice(
 
 
 @dataclass(frozen=True, slots=True)
-class DecodedResponseRequest:
-    """A decoded Responses request.
+class ResponsePlan:
+    """A decoded Responses request, ready to run and encode.
 
     Attributes:
+        request: The validated request, echoed in the Response.
         graph_request: The protocol-neutral request.
         messages: The conversation as LangChain messages (empty on resume).
-        resume: The answers to a paused run, when ``previous_response_id``
-            was sent.
-        run_id: The caller-chosen run UUID (``metadata.lgos_run_id``), or
-            the one encoded in ``previous_response_id``, or None.
+        config: The model's registered graph, looked up once.
+        resume: The answers to a paused run (``previous_response_id``).
+        run_id: The run UUID of an interrupt run (the caller's
+            ``metadata.lgos_run_id``, the resumed run's, or a new one), else
+            None.
+        frame: The Response to fill: its ID (``resp_lg_…`` for interrupt
+            runs), creation time and echoed fields.
 
     """
 
+    request: ResponseCreateRequest
     graph_request: GraphRequest
     messages: list[BaseMessage]
+    config: GraphConfig
     resume: InterruptResume | None
     run_id: uuid.UUID | None
+    frame: ResponseFrame
 
-
-def _resume(
-    request: ResponseCreateRequest, run_id: uuid.UUID | None
-) -> InterruptResume:
-    assert request.previous_response_id is not None
-    resumed_run, nonce = parse_interrupt_response_id(request.previous_response_id)
-    if run_id is not None and run_id != resumed_run:
-        raise InvalidRequestError(
-            "metadata.lgos_run_id does not match previous_response_id.",
-            param=f"metadata.{RUN_ID_METADATA_KEY}",
+    def session(
+        self,
+        registry: GraphRegistry,
+        *,
+        checkpoint_scope: str,
+        request_id: str | None,
+    ) -> RunSession:
+        """Return the (unprepared) :class:`RunSession` of this request."""
+        return RunSession(
+            self.graph_request,
+            self.messages,
+            registry,
+            config=self.config,
+            checkpoint_scope=checkpoint_scope,
+            resume=self.resume,
+            run_id=self.run_id,
+            request_id=request_id,
+            instructions=self.request.instructions,
         )
-    items = request.input
-    if isinstance(items, str) or not items:
-        raise InvalidRequestError(
-            "A resume sends only function_call_output items answering the calls.",
-            param="input",
-        )
-    answers: dict[str, str] = {}
-    for index, item in enumerate(items):
-        if not isinstance(item, FunctionCallOutputItem):
-            raise InvalidRequestError(
-                "A resume sends only function_call_output items answering the calls.",
-                param=f"input[{index}]",
-            )
-        if item.call_id in answers:
-            raise InvalidRequestError(
-                f"The call '{item.call_id}' has more than one output.",
-                param=f"input[{index}].call_id",
-            )
-        answers[item.call_id] = item.output
-    return InterruptResume(
-        run_id=resumed_run,
-        nonce=nonce,
-        answers=answers,
-        instructions=request.instructions,  # checked against the run's own
-    )
 
 
-def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRequest:
-    """Normalize one foreground Responses request for graph execution.
+def decode_response_request(
+    request: ResponseCreateRequest,
+    registry: GraphRegistry,
+    *,
+    frame: ResponseFrame | None = None,
+    run_id: uuid.UUID | None = None,
+    config: GraphConfig | None = None,
+) -> ResponsePlan:
+    """Decode one Responses request for a run.
+
+    Args:
+        request: The validated body.
+        registry: Where ``request.model`` is registered.
+        frame: A Response frame chosen already (a background run's, whose ID
+            embeds the engine run); else one is made here, with a
+            ``resp_lg_`` ID for interrupt graphs.
+        run_id: The run UUID chosen at submission (background runs).
+        config: ``request.model``'s graph when the caller looked it up
+            already; else looked up here, once.
 
     Returns:
-        The protocol-neutral request, the conversation as LangChain messages
-        (``instructions`` first, as a ``SystemMessage``), and the resume of a
-        paused run when ``previous_response_id`` is set.
+        The :class:`ResponsePlan`.
 
     Raises:
-        InvalidRequestError: Values outside the served subset (``store=true``
-            in the foreground), metadata over OpenAI's limits,
-            unmatched tool exchanges, duplicate tool names, an invalid
-            ``metadata.lgos_run_id``, or a malformed resume.
+        InvalidRequestError: Unknown model (404), values outside the served
+            subset (``store=true`` in the foreground), metadata over OpenAI's
+            limits, tool or file-input errors, unmatched tool exchanges, an
+            invalid ``metadata.lgos_run_id``, or a malformed resume.
 
     """
     check_stream_options(request.stream, request.stream_options)
@@ -345,7 +185,7 @@ def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRe
     tools, server_tools = _selected_tools(request)
     metadata = check_metadata(request.metadata)
     raw_run_id = metadata.get(RUN_ID_METADATA_KEY)
-    run_id = parse_run_id(raw_run_id) if raw_run_id is not None else None
+    caller_run_id = parse_run_id(raw_run_id) if raw_run_id is not None else None
     graph_request = GraphRequest(
         model=request.model,
         metadata=metadata,
@@ -355,7 +195,25 @@ def decode_response_request(request: ResponseCreateRequest) -> DecodedResponseRe
         parallel_tool_calls=request.parallel_tool_calls,
         server_tools=server_tools,
     )
+    resume: InterruptResume | None = None
+    messages: list[BaseMessage] = []
     if request.previous_response_id is not None:
-        resume = _resume(request, run_id)
-        return DecodedResponseRequest(graph_request, [], resume, resume.run_id)
-    return DecodedResponseRequest(graph_request, _messages(request), None, run_id)
+        resume = decode_resume(request, caller_run_id)
+        caller_run_id = resume.run_id
+    else:
+        messages = input_messages(request)
+    config = config or registry.get_graph(request.model)
+    check_tools(config, graph_request, [_tool_name(t) for t in request.tools or ()])
+    check_file_inputs(config, request.model, messages)
+    run_id = caller_run_id or run_id
+    if frame is None:
+        frame = ResponseFrame(request=request)
+        if config.supports(GraphFeature.INTERRUPTS):
+            run_id = run_id or uuid.uuid4()
+            frame.nonce = new_nonce()
+            frame.response_id = interrupt_response_id(run_id, frame.nonce)
+    return ResponsePlan(request, graph_request, messages, config, resume, run_id, frame)
+
+
+def _tool_name(tool: Tool) -> str:
+    return WEB_SEARCH if isinstance(tool, WebSearchSelector) else tool.name

@@ -1,4 +1,4 @@
-"""``POST /responses``: decode → run → encode."""
+"""``POST /responses``: decode → run → encode; and the background routes."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ from langgraph_openai_serve.api.responses.background import (
     retrieve_background,
     submit_background,
 )
-from langgraph_openai_serve.api.responses.encode import (
-    collect_response,
-    stream_response,
-)
-from langgraph_openai_serve.api.responses.plan import plan_response
+from langgraph_openai_serve.api.responses.decode import decode_response_request
+from langgraph_openai_serve.api.responses.encode import collect_response
+from langgraph_openai_serve.api.responses.interrupts import resume_errors
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
-from langgraph_openai_serve.api.runs import respond
+from langgraph_openai_serve.api.responses.stream import stream_response
+from langgraph_openai_serve.api.runs import start_run
 
 __all__ = ["router"]
 
@@ -30,18 +29,18 @@ async def create_response(request: Request) -> Response:
     body = await parse_body(request, ResponseCreateRequest)
     if body.background:
         return await submit_background(request, body)
-    decoded, frame, run_id = plan_response(body, request.app.state.graph_registry)
-    return await respond(
+    registry = request.app.state.graph_registry
+    plan = decode_response_request(body, registry)
+    run = await start_run(
         request,
-        decoded.graph_request,
-        decoded.messages,
-        stream=bool(body.stream),
-        collect=lambda run: collect_response(run, frame),
-        encode=lambda run: stream_response(run, frame),
-        resume=decoded.resume,
-        run_id=run_id,
-        instructions=body.instructions,
+        lambda scope, request_id: plan.session(
+            registry, checkpoint_scope=scope, request_id=request_id
+        ),
+        errors=resume_errors,
     )
+    if body.stream:
+        return run.sse(stream_response(plan.frame, run.session))
+    return await run.json(collect_response(plan.frame, run.session))
 
 
 @router.get("/responses/{response_id}")

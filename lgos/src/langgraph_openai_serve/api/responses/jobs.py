@@ -1,0 +1,378 @@
+"""Background Responses: jobs, the engine protocol, and the in-process engine.
+
+``POST /v1/responses`` with ``background=true`` validates the request, hands a
+:class:`BackgroundJob` to the configured :class:`BackgroundBackend` and returns
+the queued Response at once. The engine's worker calls
+:func:`execute_background_job`, which runs the foreground non-streaming path,
+so interrupts and output rendering behave exactly as in the foreground.
+``GET /v1/responses/{id}`` and ``POST /v1/responses/{id}/cancel`` read and
+cancel background runs only.
+
+Background Response IDs have the interrupt shape
+``resp_lg_<run UUID hex>_<engine run UUID hex>``: reading one needs no lookup
+table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import orjson
+from anyio import CancelScope, Event, create_task_group, move_on_after
+from anyio.abc import TaskGroup
+
+from langgraph_openai_serve.api.responses.decode import decode_response_request
+from langgraph_openai_serve.api.responses.encode import collect_response
+from langgraph_openai_serve.api.responses.frame import ResponseFrame
+from langgraph_openai_serve.api.responses.interrupts import (
+    interrupt_response_id,
+    resume_errors,
+)
+from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.runs import failure_message, run_error
+from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
+from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.request_context import current_request_id, log_context
+
+__all__ = [
+    "BackgroundBackend",
+    "BackgroundJob",
+    "BackgroundRun",
+    "BackgroundStatus",
+    "InMemoryBackgroundBackend",
+    "execute_background_job",
+    "idempotency_digest",
+    "request_fingerprint",
+]
+
+logger = logging.getLogger(__name__)
+
+CANCEL_WAIT_SECONDS = 10.0
+"""How long :meth:`InMemoryBackgroundBackend.cancel` waits for a run to stop."""
+
+BackgroundStatus = Literal[
+    "queued", "in_progress", "completed", "failed", "cancelled", "incomplete"
+]
+TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "incomplete"})
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundJob:
+    """What a background engine runs: one validated Responses request.
+
+    Attributes:
+        request: The request as JSON (``background: true``).
+        owner_scope: The checkpoint scope of the submitter; reads, cancels
+            and interrupt checkpoints are confined to it.
+        run_id: The run UUID, chosen at submission (embedded in the
+            Response ID; for interrupt graphs it is the operation's run).
+        created_at: Unix seconds of the submission.
+        idempotency_key: The scoped ``Idempotency-Key`` digest (or a random
+            key when the client sent none).
+        fingerprint: SHA-256 of the canonical request, to detect a key
+            reused with different content.
+        request_id: The ``x-request-id`` of the HTTP request that submitted
+            the job (see :mod:`~langgraph_openai_serve.request_context`), or
+            None for a job submitted outside a request and for payloads
+            written before the field existed. While the job runs it is the
+            ``request_id`` log field and the run's ``lgos.request_id``
+            metadata, wherever the engine runs it. An idempotent retry gets
+            the run of the first submission, which keeps that request's ID.
+
+    """
+
+    request: dict[str, Any]
+    owner_scope: str
+    run_id: str
+    created_at: int
+    idempotency_key: str
+    fingerprint: str
+    request_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the job as a JSON object, the payload engines store."""
+        return {name: getattr(self, name) for name in _JOB_FIELDS}
+
+    @classmethod
+    def from_json(cls, payload: dict[str, Any]) -> BackgroundJob:
+        """Rebuild a job from :meth:`to_json` output.
+
+        Fields added after a payload was written take their defaults (an
+        older payload has no ``request_id``), and keys this version does not
+        know are ignored.
+
+        Raises:
+            TypeError: A field without a default is missing.
+
+        """
+        return cls(**{k: v for k, v in payload.items() if k in _JOB_FIELDS})
+
+
+_JOB_FIELDS = tuple(f.name for f in fields(BackgroundJob))
+
+
+@dataclass(slots=True)
+class BackgroundRun:
+    """A background engine's view of one job.
+
+    Attributes:
+        id: The engine's run ID (a UUID string).
+        job: The job.
+        status: Its status.
+        response: The final Response JSON once the run ended, else None.
+
+    """
+
+    id: str
+    job: BackgroundJob
+    status: BackgroundStatus = "queued"
+    response: dict[str, Any] | None = None
+
+    @property
+    def response_id(self) -> str:
+        """The public Response ID: ``resp_lg_<run>_<engine run>``."""
+        return interrupt_response_id(uuid.UUID(self.job.run_id), uuid.UUID(self.id).hex)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Return the public ``Response`` for the run's current state."""
+        if self.response is not None:
+            return self.response
+        frame = _frame(self)
+        if self.status in {"completed", "failed", "incomplete"}:
+            error = {
+                "code": SERVER_ERROR,
+                "message": "The background response failed.",
+            }
+            return frame.snapshot("failed", error=error)
+        return frame.snapshot(self.status)
+
+
+def _frame(run: BackgroundRun) -> ResponseFrame:
+    return job_frame(
+        run.job,
+        ResponseCreateRequest.model_validate(run.job.request),
+        uuid.UUID(run.id).hex,
+    )
+
+
+def job_frame(
+    job: BackgroundJob, request: ResponseCreateRequest, nonce: str
+) -> ResponseFrame:
+    """Return the Response frame of a job's run: ``resp_lg_<run>_<nonce>``.
+
+    Args:
+        job: The job.
+        request: The job's request, validated.
+        nonce: The engine run's UUID hex.
+
+    """
+    return ResponseFrame(
+        request=request,
+        response_id=interrupt_response_id(uuid.UUID(job.run_id), nonce),
+        nonce=nonce,
+        background=True,
+        created_at=job.created_at,
+    )
+
+
+@runtime_checkable
+class BackgroundBackend(Protocol):
+    """An engine that runs :class:`BackgroundJob` s and keeps their outcome."""
+
+    async def submit(self, job: BackgroundJob) -> BackgroundRun:
+        """Start ``job``, or return the run already holding its idempotency key."""
+        ...
+
+    async def get(self, run_id: str) -> BackgroundRun | None:
+        """Read one run, or return None when the engine does not have it."""
+        ...
+
+    async def cancel(self, run_id: str) -> None:
+        """Stop one run; a finished run keeps its outcome."""
+        ...
+
+
+def idempotency_digest(scope: str, key: str) -> str:
+    """Return the scoped digest of an ``Idempotency-Key`` (64 hex characters)."""
+    return hashlib.sha256(f"lgos/idempotency\x00{scope}\x00{key}".encode()).hexdigest()
+
+
+def request_fingerprint(request: dict[str, Any]) -> str:
+    """Return SHA-256 over the canonical JSON of a request."""
+    return hashlib.sha256(
+        orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
+
+
+async def execute_background_job(
+    job: BackgroundJob, engine_run_id: str, registry: GraphRegistry
+) -> dict[str, Any]:
+    """Run one job through the foreground non-streaming Responses path.
+
+    The job's request is validated and decoded once, here, and run by the
+    same :class:`~langgraph_openai_serve.graph.session.RunSession` as a
+    foreground request. Request errors found only now (for example a stale
+    interrupt answer, checked once the run holds its lease) and graph
+    failures become a ``failed`` Response; the engine stores whatever this
+    returns. A graph failure is logged once with its traceback; a
+    cancellation propagates unlogged. While it runs, ``model``,
+    ``response_id`` and ``request_id`` (the job's
+    :attr:`~BackgroundJob.request_id`) are log fields (see
+    :class:`~langgraph_openai_serve.RequestContextFilter`), and the
+    ``request_id`` log field is also the run's ``lgos.request_id`` metadata.
+    A job without a request ID keeps the ``request_id`` of the context it
+    runs in, if any.
+
+    Returns:
+        The final Response JSON (``completed``, ``incomplete`` or ``failed``).
+
+    """
+    request = ResponseCreateRequest.model_validate(job.request)
+    frame = job_frame(job, request, uuid.UUID(engine_run_id).hex)
+    with log_context(
+        request_id=job.request_id, model=request.model, response_id=frame.response_id
+    ):
+        try:
+            plan = decode_response_request(
+                request, registry, frame=frame, run_id=uuid.UUID(job.run_id)
+            )
+            session = plan.session(
+                registry,
+                checkpoint_scope=job.owner_scope,
+                request_id=current_request_id(),  # the job's, bound above
+            )
+            async with session:
+                return await collect_response(frame, session)
+        except InvalidRequestError as exc:
+            message = exc.message
+        except Exception as exc:
+            mapped = resume_errors(exc) or run_error(exc)
+            if mapped is not None:
+                message = mapped.message
+            else:
+                logger.exception("Background run %s failed", engine_run_id)
+                message = failure_message(exc)
+    error = {"code": SERVER_ERROR, "message": message}
+    return frame.snapshot("failed", error=error)
+
+
+@dataclass
+class InMemoryBackgroundBackend:
+    """Runs jobs as tasks of this process, for development and tests.
+
+    Enter :meth:`lifespan` in the application's lifespan; runs and their
+    outcomes live in memory and are lost on restart.
+
+    Args:
+        registry: The graphs the jobs run.
+
+    """
+
+    registry: GraphRegistry
+    _runs: dict[str, BackgroundRun] = field(default_factory=dict)
+    _keys: dict[str, str] = field(default_factory=dict)
+    _scopes: dict[str, CancelScope] = field(default_factory=dict)
+    _stopped: dict[str, Event] = field(default_factory=dict)
+    _tasks: TaskGroup | None = None
+
+    @asynccontextmanager
+    async def lifespan(self, _app: object = None) -> AsyncIterator[None]:
+        """Own the execution tasks for one ASGI application lifespan."""
+        async with create_task_group() as tasks:
+            self._tasks = tasks
+            try:
+                yield
+            finally:
+                self._tasks = None
+                tasks.cancel_scope.cancel()
+
+    async def submit(self, job: BackgroundJob) -> BackgroundRun:
+        """Start one task, or return the run holding the job's key.
+
+        Raises:
+            RuntimeError: The lifespan is not running.
+
+        """
+        if self._tasks is None:
+            msg = "The in-memory background backend lifespan is not running."
+            raise RuntimeError(msg)
+        if (existing := self._keys.get(job.idempotency_key)) is not None:
+            return self._runs[existing]
+        run = BackgroundRun(id=str(uuid.uuid4()), job=job)
+        self._runs[run.id] = run
+        self._keys[job.idempotency_key] = run.id
+        self._scopes[run.id] = CancelScope()
+        self._stopped[run.id] = Event()
+        self._tasks.start_soon(self._execute, run)
+        return run
+
+    async def get(self, run_id: str) -> BackgroundRun | None:
+        """Read one run."""
+        return self._runs.get(run_id)
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel a queued or running run; a finished run keeps its outcome.
+
+        Returns once the run has stopped and released what it held (an
+        interrupt run's lease), so the caller may resume its pause at once;
+        it waits at most :data:`CANCEL_WAIT_SECONDS`.
+        """
+        run = self._runs.get(run_id)
+        if run is None or run.status in TERMINAL_STATUSES:
+            return
+        run.status = "cancelled"
+        if (scope := self._scopes.get(run_id)) is not None:
+            scope.cancel()
+        if (stopped := self._stopped.get(run_id)) is not None:
+            with move_on_after(CANCEL_WAIT_SECONDS):
+                await stopped.wait()
+
+    async def _execute(self, run: BackgroundRun) -> None:
+        scope = self._scopes[run.id]
+        try:
+            with scope:
+                if run.status == "cancelled":
+                    return
+                run.status = "in_progress"
+                response = await execute_background_job(run.job, run.id, self.registry)
+                run.response = response
+                run.status = response["status"]
+            self._scopes.pop(run.id, None)
+            if scope.cancelled_caught or run.status == "cancelled":
+                run.status = "cancelled"
+                run.response = None
+        finally:
+            self._stopped.pop(run.id).set()
+
+
+def new_job(
+    request: dict[str, Any],
+    *,
+    owner_scope: str,
+    run_id: uuid.UUID,
+    idempotency_key: str | None,
+    request_id: str | None = None,
+) -> BackgroundJob:
+    """Build a job for a validated background request.
+
+    ``request_id`` is the submitting HTTP request's ``x-request-id``
+    (:attr:`BackgroundJob.request_id`); None outside a request.
+    """
+    return BackgroundJob(
+        request=request,
+        owner_scope=owner_scope,
+        run_id=str(run_id),
+        created_at=int(time.time()),
+        idempotency_key=idempotency_digest(owner_scope, idempotency_key)
+        if idempotency_key is not None
+        else uuid.uuid4().hex,
+        fingerprint=request_fingerprint(request),
+        request_id=request_id,
+    )

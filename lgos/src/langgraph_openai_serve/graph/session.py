@@ -1,0 +1,171 @@
+"""A run's lifecycle in one object: prepare → events → release → result.
+
+Every caller runs a graph through a :class:`RunSession`: both HTTP routes,
+the background worker, and ``run_langgraph``/``run_langgraph_stream``. The
+session holds what :func:`~.prepare.prepare_run` built (and an interrupt
+run's lease) from :meth:`~RunSession.prepare` until it is released; its
+:meth:`~RunSession.batches` hand out the graph's events, and the result (the
+answer, or the pause) only once the run is released, so whoever receives
+the result finds the run free and a finished run's checkpoint deleted.
+
+Usage::
+
+    async with RunSession(request, messages, registry) as session:
+        async for batch in session.batches(stream=True):
+            ...  # the last batch is the result, after the release
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import AsyncExitStack
+from types import TracebackType
+from typing import Self
+
+from langchain_core.messages import BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+
+from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.graph.config import GraphConfig
+from langgraph_openai_serve.graph.execution import (
+    RunEvent,
+    is_result,
+    stream_run_batches,
+)
+from langgraph_openai_serve.graph.interrupt import InterruptResume
+from langgraph_openai_serve.graph.prepare import (
+    DEFAULT_CHECKPOINT_SCOPE,
+    PreparedRun,
+    prepare_run,
+)
+from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.request import GraphRequest
+
+__all__ = ["RunSession"]
+
+
+class RunSession:
+    """One graph run, from preparation to its released result.
+
+    Args:
+        request: The normalized request; ``request.model`` selects the graph.
+        messages: The conversation as LangChain messages (unused on resume).
+        registry: Where the graph is registered.
+        config: ``request.model``'s graph when the caller already looked it
+            up (a decoder does, once per request); else looked up here.
+        checkpoint_scope: Server-trusted scope of interrupt checkpoints.
+        resume: The answers to a paused run, or None.
+        run_id: The run UUID of a new interrupt run (random when None).
+        request_id: Correlation ID recorded in the run's config metadata.
+        instructions: A new interrupt run's system instructions (their
+            digest is kept so that resumes may repeat them).
+
+    """
+
+    def __init__(
+        self,
+        request: GraphRequest,
+        messages: Sequence[BaseMessage],
+        registry: GraphRegistry,
+        *,
+        config: GraphConfig | None = None,
+        checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
+        resume: InterruptResume | None = None,
+        run_id: uuid.UUID | None = None,
+        request_id: str | None = None,
+        instructions: str | None = None,
+    ) -> None:
+        self.request = request
+        self._prepare = prepare_run(
+            request,
+            messages,
+            registry,
+            checkpoint_scope=checkpoint_scope,
+            resume=resume,
+            run_id=run_id,
+            request_id=request_id,
+            instructions=instructions,
+            config=config,
+        )
+        self._stack = AsyncExitStack()
+        self._run: PreparedRun | None = None
+
+    @property
+    def run(self) -> PreparedRun:
+        """The prepared run.
+
+        Raises:
+            RuntimeError: :meth:`prepare` has not succeeded.
+
+        """
+        if self._run is None:
+            msg = "The run session is not prepared."
+            raise RuntimeError(msg)
+        return self._run
+
+    @property
+    def usage(self) -> UsageMetadata | None:
+        """Aggregated usage of the run's model calls so far, or None."""
+        return self._run.usage if self._run is not None else None
+
+    async def prepare(self) -> PreparedRun:
+        """Prepare the run; its errors surface here, before any event.
+
+        Raises:
+            Exception: Whatever :func:`~.prepare.prepare_run` raises (unknown
+                model, invalid settings, a busy lease, a resume the run
+                cannot take, a failing graph factory); nothing is held then.
+
+        """
+        self._run = await self._stack.enter_async_context(self._prepare)
+        return self._run
+
+    async def release(self) -> None:
+        """Release the run: free its lease, delete a finished run's checkpoint.
+
+        Idempotent; clean-up is shielded from cancellation.
+        """
+        await self._stack.aclose()
+
+    async def batches(self, *, stream: bool) -> AsyncGenerator[list[RunEvent], None]:
+        """Execute the run and yield its events in batches; the result comes last.
+
+        The events are those of
+        :func:`~.execution.stream_run_batches`. The last batch holds only the
+        result (the answer ``AIMessage`` or the pause) and is yielded after
+        :meth:`release`. When the graph fails, or the iterator is closed or
+        cancelled early, the run is released before the error propagates.
+
+        Raises:
+            Exception: Whatever the graph raised.
+            GraphError: The final output cannot be rendered.
+
+        """
+        result: list[RunEvent] | None = None
+        try:
+            batches = stream_run_batches(self.run, stream=stream)
+            async with contextlib.aclosing(batches) as parts:
+                async for batch in parts:
+                    if len(batch) == 1 and is_result(batch[0]):
+                        result = batch  # always alone, in the last batch
+                        break
+                    yield batch
+        finally:
+            await self.release()
+        if result is None:  # pragma: no cover - the stream ends with a result
+            raise GraphError("The graph finished without producing output.")
+        yield result
+
+    async def __aenter__(self) -> Self:
+        await self.prepare()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.release()
