@@ -20,7 +20,7 @@ from langgraph.types import interrupt
 
 from langgraph_openai_serve import GraphConfig, GraphFeature, GraphRegistry
 from langgraph_openai_serve.server.resources import ServerResources
-from lgos_demo_api.offline import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel
 
 STREAM_CHUNKS = 200
 """Text chunks the ``stream200`` graph streams (one per word)."""

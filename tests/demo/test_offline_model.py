@@ -1,26 +1,21 @@
-import json
-import time
-from typing import Any, Literal, TypedDict
+"""The demo's offline model: LGOS's scripted test model, in the demo's words.
+
+The model's behaviour (streaming, usage, tools, structured output, recording)
+is covered with the library, in ``tests/lgos/test_testing_model.py``; these
+tests pin what the demo adds: its wording, and its defaults.
+"""
+
+from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from langchain_core.messages import (
-    AIMessage,
-    AIMessageChunk,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
-from pydantic import BaseModel, Field
 
+from langgraph_openai_serve import testing
 from lgos_demo_api.offline import (
     OfflineChatModel,
     RecordingResponder,
     default_responder,
-    split_words,
 )
 
 CONVERSATION = [
@@ -35,19 +30,6 @@ CONVERSATION = [
 def get_weather(city: str, days: int) -> str:
     """Return the weather forecast for a city."""
     return "sunny"
-
-
-@tool
-def search(query: str) -> str:
-    """Search the web."""
-    return "results"
-
-
-def _concat(chunks: list[AIMessageChunk]) -> AIMessageChunk:
-    total = chunks[0]
-    for chunk in chunks[1:]:
-        total = total + chunk
-    return total
 
 
 # --- default answer -------------------------------------------------------
@@ -92,196 +74,6 @@ def test_default_answer_lists_every_system_message_and_shortens_long_text() -> N
     assert quoted.endswith("...")
 
 
-# --- streaming ------------------------------------------------------------
-
-
-@pytest.mark.anyio
-async def test_astream_yields_words_that_concatenate_to_the_answer() -> None:
-    model = OfflineChatModel()
-    answer = await model.ainvoke(CONVERSATION)
-    chunks = [chunk async for chunk in model.astream(CONVERSATION)]
-
-    texts = [chunk.text for chunk in chunks if chunk.text]
-    assert len(texts) == len(answer.text.split()) > 10
-    assert all(len(text.split()) == 1 for text in texts)
-    assert "".join(texts) == answer.text
-    assert _concat(chunks).text == answer.text
-
-
-def test_sync_stream_matches_invoke() -> None:
-    model = OfflineChatModel(responder=lambda *_: "  leading and   inner spaces\n")
-    chunks = list(model.stream("x"))
-    assert [c.text for c in chunks if c.text] == [
-        "  ",
-        "leading ",
-        "and   ",
-        "inner ",
-        "spaces\n",
-    ]
-    assert _concat(chunks).text == model.invoke("x").text
-
-
-@given(st.text())
-def test_split_words_keeps_every_character(text: str) -> None:
-    chunks = split_words(text)
-    assert "".join(chunks) == text
-    assert all(len(chunk.split()) <= 1 for chunk in chunks)
-
-
-@pytest.mark.anyio
-async def test_chunk_delay_sleeps_between_async_chunks() -> None:
-    model = OfflineChatModel(responder=lambda *_: "a b c d e", chunk_delay=0.05)
-    start = time.perf_counter()
-    chunks = [chunk async for chunk in model.astream("x")]
-    elapsed = time.perf_counter() - start
-    assert len(chunks) >= 6  # five words and the final metadata chunk
-    assert elapsed >= 0.05 * 5 * 0.9
-
-
-# --- usage and metadata ---------------------------------------------------
-
-
-@pytest.mark.anyio
-async def test_usage_counts_words_in_and_out() -> None:
-    model = OfflineChatModel(responder=lambda *_: "three word answer")
-    answer = await model.ainvoke(CONVERSATION)
-    # "Answer like a pirate.\nNever mention treasure." = 7, then 4, 6, 4 words
-    assert answer.usage_metadata == {
-        "input_tokens": 21,
-        "output_tokens": 3,
-        "total_tokens": 24,
-    }
-    assert answer.response_metadata["finish_reason"] == "stop"
-    assert answer.response_metadata["model_name"] == "offline"
-
-    chunks = [chunk async for chunk in model.astream(CONVERSATION)]
-    assert [c.usage_metadata for c in chunks[:-1]] == [None] * (len(chunks) - 1)
-    assert chunks[-1].usage_metadata == answer.usage_metadata
-    assert _concat(chunks).usage_metadata == answer.usage_metadata
-
-
-def test_responder_metadata_and_usage_win() -> None:
-    usage = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
-    model = OfflineChatModel(
-        model_name="scripted",
-        responder=lambda *_: AIMessage(
-            "cut short",
-            response_metadata={"finish_reason": "length"},
-            usage_metadata=usage,
-        ),
-    )
-    answer = model.invoke("x")
-    assert answer.response_metadata["finish_reason"] == "length"
-    assert answer.response_metadata["model_name"] == "scripted"
-    assert answer.usage_metadata == usage
-    streamed = _concat(list(model.stream("x")))
-    assert streamed.response_metadata["finish_reason"] == "length"
-    assert streamed.usage_metadata == usage
-
-
-@pytest.mark.anyio
-async def test_content_blocks_such_as_refusals_pass_through() -> None:
-    refusal: list[str | dict[str, Any]] = [
-        {"type": "refusal", "refusal": "I can't help with that."}
-    ]
-    model = OfflineChatModel(responder=lambda *_: AIMessage(content=refusal))
-    assert (await model.ainvoke("x")).content == refusal
-    chunks = [chunk async for chunk in model.astream("x")]
-    assert _concat(chunks).content == refusal
-
-
-# --- tools ----------------------------------------------------------------
-
-
-@pytest.mark.anyio
-async def test_scripted_tool_calls_come_back_as_tool_calls() -> None:
-    seen: list[tuple[list[BaseMessage], list[dict], Any]] = []
-
-    def responder(messages, tools, tool_choice):
-        seen.append((messages, tools, tool_choice))
-        if isinstance(messages[-1], ToolMessage):
-            return f"The forecast says {messages[-1].content}."
-        return AIMessage(
-            content="Let me check.",
-            tool_calls=[
-                {
-                    "name": "get_weather",
-                    "args": {"city": "Paris", "days": 2},
-                    "id": "a",
-                },
-                {"name": "search", "args": {"query": "Paris"}, "id": "b"},
-            ],
-        )
-
-    model = OfflineChatModel(responder=responder).bind_tools(
-        [get_weather, search], tool_choice="auto"
-    )
-    answer = await model.ainvoke([HumanMessage("Weather in Paris?")])
-    assert [(c["name"], c["args"], c["id"]) for c in answer.tool_calls] == [
-        ("get_weather", {"city": "Paris", "days": 2}, "a"),
-        ("search", {"query": "Paris"}, "b"),
-    ]
-    assert answer.response_metadata["finish_reason"] == "tool_calls"
-    tools, tool_choice = seen[0][1], seen[0][2]
-    assert [t["function"]["name"] for t in tools] == ["get_weather", "search"]
-    assert tools[0]["function"]["parameters"]["required"] == ["city", "days"]
-    assert tool_choice == "auto"
-
-    streamed = _concat([c async for c in model.astream([HumanMessage("Weather?")])])
-    assert streamed.text == "Let me check."
-    assert [c["args"] for c in streamed.tool_calls] == [
-        {"city": "Paris", "days": 2},
-        {"query": "Paris"},
-    ]
-    # Usage counts the text words and the JSON arguments' words.
-    assert streamed.usage_metadata is not None
-    assert streamed.usage_metadata["output_tokens"] == 3 + len(
-        json.dumps({"city": "Paris", "days": 2}).split()
-    ) + len(json.dumps({"query": "Paris"}).split())
-
-    followup = await model.ainvoke(
-        [
-            HumanMessage("Weather in Paris?"),
-            answer,
-            ToolMessage("sunny", tool_call_id="a"),
-        ]
-    )
-    assert followup.text == "The forecast says sunny."
-    assert followup.tool_calls == []
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("tool_choice", ["required", "any", True])
-async def test_forced_tool_choice_calls_the_first_tool_by_default(
-    tool_choice: Any,
-) -> None:
-    model = OfflineChatModel().bind_tools(
-        [get_weather, search], tool_choice=tool_choice
-    )
-    answer = await model.ainvoke([HumanMessage("Lyon tomorrow")])
-    assert answer.text == ""
-    assert answer.tool_calls == [
-        {
-            "name": "get_weather",
-            "args": {"city": "Lyon tomorrow", "days": 2},
-            "id": "call_offline_1",
-            "type": "tool_call",
-        }
-    ]
-    streamed = _concat([c async for c in model.astream([HumanMessage("Lyon")])])
-    assert streamed.tool_calls[0]["args"] == {"city": "Lyon", "days": 1}
-
-
-@pytest.mark.anyio
-async def test_named_tool_choice_calls_that_tool() -> None:
-    for choice in ("search", {"type": "function", "function": {"name": "search"}}):
-        model = OfflineChatModel().bind_tools([get_weather, search], tool_choice=choice)
-        answer = await model.ainvoke("find LangGraph docs")
-        assert [(c["name"], c["args"]) for c in answer.tool_calls] == [
-            ("search", {"query": "find LangGraph docs"})
-        ]
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("tool_choice", [None, "auto", "none"])
 async def test_unforced_tool_choice_answers_in_text(tool_choice: Any) -> None:
@@ -294,122 +86,49 @@ async def test_unforced_tool_choice_answers_in_text(tool_choice: Any) -> None:
     assert answer.text.startswith('This is the offline demo model. You said: "hello"')
 
 
-def test_recording_responder_records_and_delegates() -> None:
-    recorder = RecordingResponder(inner=lambda *_: "scripted")
-    model = OfflineChatModel(responder=recorder).bind_tools(
-        [search], tool_choice="auto"
-    )
-    assert model.invoke([SystemMessage("s"), HumanMessage("q")]).content == "scripted"
-    [call] = recorder.calls
-    assert [m.content for m in call.messages] == ["s", "q"]
-    assert call.tools[0]["function"]["name"] == "search"
-    assert call.tool_choice == "auto"
+# --- built on langgraph_openai_serve.testing ------------------------------
 
 
-# --- structured output ----------------------------------------------------
-
-
-class Triage(BaseModel):
-    topic: str
-    depth: Literal["quick", "deep"]
-    sub_questions: list[str]
-    budget: int = Field(ge=5)
-    ratio: float
-    needs_clarification: bool = False
-    note: str | None = None
-
-
-@pytest.mark.anyio
-async def test_structured_output_returns_a_schema_instance() -> None:
-    structured = OfflineChatModel().with_structured_output(Triage)
-    result = await structured.ainvoke(
-        [SystemMessage("Triage this."), HumanMessage("Compare LangGraph and CrewAI")]
-    )
-    assert result == Triage(
-        topic="Compare LangGraph and CrewAI",
-        depth="quick",
-        sub_questions=["Compare LangGraph and CrewAI"],
-        budget=5,
-        ratio=4.0,
-        needs_clarification=False,
-        note=None,
-    )
-
-
-@pytest.mark.anyio
-async def test_structured_output_with_raw_and_custom_structured_responder() -> None:
-    calls: list[tuple[list[BaseMessage], Any]] = []
-
-    def structured_responder(messages, schema):
-        calls.append((messages, schema))
-        return {
-            "topic": "scripted",
-            "depth": "deep",
-            "sub_questions": ["a", "b"],
-            "budget": 10,
-            "ratio": 0.5,
-            "needs_clarification": True,
-        }
-
-    model = OfflineChatModel(structured_responder=structured_responder)
-    result = await model.with_structured_output(Triage, include_raw=True).ainvoke(
-        "anything"
-    )
-    assert result["parsing_error"] is None
-    assert result["parsed"].depth == "deep"
-    assert result["parsed"].needs_clarification is True
-    assert isinstance(result["raw"], AIMessage)
-    assert result["raw"].tool_calls[0]["name"] == "Triage"
-    assert calls[0][1] is Triage
-    assert calls[0][0][-1].content == "anything"
-
-
-def test_structured_output_with_json_schema_and_typeddict_returns_dicts() -> None:
-    schema = {
-        "title": "Answer",
-        "description": "An answer.",
-        "type": "object",
-        "properties": {
-            "answer": {"type": "string"},
-            "confidence": {"type": "number", "default": 0.5},
-            "tags": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["answer"],
-    }
-    model = OfflineChatModel()
-    assert model.with_structured_output(schema).invoke("Why is the sky blue?") == {
-        "answer": "Why is the sky blue?",
-        "confidence": 0.5,
-    }
-
-    class Verdict(TypedDict):
-        """A verdict."""
-
-        ok: bool
-        reason: str
-
-    assert model.with_structured_output(Verdict).invoke("check") == {
-        "ok": True,
-        "reason": "check",
-    }
-
-
-def test_forced_custom_tool_call_uses_the_user_text() -> None:
-    from langchain_core.messages import HumanMessage
-    from langchain_openai import custom_tool
-
-    from lgos_demo_api.offline import OfflineChatModel
-
-    @custom_tool
-    def shout(text: str) -> str:
-        """Upper-case the text."""
-        return text.upper()
-
-    reply = (
-        OfflineChatModel()
-        .bind_tools([shout], tool_choice="required")
-        .invoke([HumanMessage("hello there")])
-    )
-    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [
-        ("shout", {"__arg1": "hello there"})
+def test_the_demo_model_is_the_library_model_with_the_demo_wording() -> None:
+    model = OfflineChatModel(chunk_delay=0.01)
+    assert isinstance(model, testing.OfflineChatModel)
+    assert model.responder is default_responder
+    assert model.invoke("hi").text == testing.EchoResponder(
+        intro="This is the offline demo model."
+    )([HumanMessage("hi")], [], None)
+    # Everything else is the library's: streaming, usage, tool calls.
+    assert [c.text for c in model.stream("one two") if c.text] == [
+        "This ",
+        "is ",
+        "the ",
+        "offline ",
+        "demo ",
+        "model. ",
+        "You ",
+        "said: ",
+        '"one ',
+        'two" ',
+        "Following ",
+        "instructions: ",
+        "none. ",
+        "I ",
+        "saw ",
+        "1 ",
+        "conversation ",
+        "message.",
     ]
+    forced = model.bind_tools([get_weather], tool_choice="required").invoke("Lyon")
+    assert [(c["name"], c["args"], c["id"]) for c in forced.tool_calls] == [
+        ("get_weather", {"city": "Lyon", "days": 1}, "call_offline_1")
+    ]
+
+
+def test_the_demo_recording_responder_delegates_to_the_demo_wording() -> None:
+    recorder = RecordingResponder()
+    assert isinstance(recorder, testing.RecordingResponder)
+    answer = OfflineChatModel(responder=recorder).invoke("hi")
+    assert answer.text.startswith('This is the offline demo model. You said: "hi"')
+    [call] = recorder.calls
+    assert call.messages[-1].content == "hi"
+    scripted = RecordingResponder(inner=lambda *_: "scripted")
+    assert OfflineChatModel(responder=scripted).invoke("x").text == "scripted"

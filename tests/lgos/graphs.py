@@ -19,7 +19,7 @@ from langgraph_openai_serve import (
     GraphRegistry,
     status_event,
 )
-from lgos_demo_api.offline import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel
 
 
 def _last_text(messages: list[BaseMessage]) -> str:

@@ -145,7 +145,7 @@ def serve_background_registry(resources: Any) -> GraphRegistry:
     ``approval`` pauses for a decision and runs in either mode (a ``slow``
     decision sleeps for a minute in its last node); ``echo`` answers at once.
     """
-    from lgos_demo_api.offline import OfflineChatModel
+    from langgraph_openai_serve.testing import OfflineChatModel
     from tests.lgos.graphs import echo_responder, model_graph
 
     both = frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND})

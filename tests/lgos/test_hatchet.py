@@ -45,7 +45,7 @@ from langgraph_openai_serve.integrations.hatchet import (
     WorkerLostError,
     create_hatchet_task,
 )
-from lgos_demo_api.offline import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel
 from tests.lgos.graphs import (
     METADATA_LOGGER,
     echo_responder,

@@ -23,7 +23,7 @@ from langgraph_openai_serve.graph.runner import (
     stream_run,
     stream_run_batches,
 )
-from lgos_demo_api.offline import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel
 from tests.lgos.asgi import call_asgi
 from tests.lgos.graphs import model_graph
 
