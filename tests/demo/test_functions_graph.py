@@ -14,8 +14,10 @@ from lgos_demo_api.graphs.functions import (
     CLIENT_FUNCTIONS,
     FunctionsContext,
     build_functions_graph,
-    function_arguments,
     functions_context,
+)
+from lgos_demo_api.graphs.functions_offline import (
+    function_arguments,
     functions_responder,
     matching_functions,
 )

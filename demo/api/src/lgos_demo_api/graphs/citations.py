@@ -31,6 +31,7 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from langgraph_openai_serve import ClientSettings, GraphConfig, status_event
+from lgos_demo_api.graphs.transcript import latest_user_text, system_text
 from lgos_demo_api.models import answered_by, chat_model
 from lgos_demo_api.offline import default_responder
 from lgos_demo_api.passages import PASSAGES, Passage, retrieve
@@ -144,13 +145,6 @@ def _cited_answer(reply: BaseMessage, passages: Sequence[Passage]) -> AIMessage:
     )
 
 
-def _latest_question(messages: Sequence[BaseMessage]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return str(message.text)
-    return ""
-
-
 def build_citations_graph(model: BaseChatModel) -> CitationsGraph:
     """Compile the `citations` graph around a chat model.
 
@@ -174,7 +168,7 @@ def build_citations_graph(model: BaseChatModel) -> CitationsGraph:
         settings = runtime.context or CitationsSettings()
         write = get_stream_writer()
         write(status_event(f"Searching {len(PASSAGES)} bundled passages"))
-        passages = retrieve(_latest_question(state["messages"]), settings.sources)
+        passages = retrieve(latest_user_text(state["messages"]), settings.sources)
         if passages:
             noun = "passage" if len(passages) == 1 else "passages"
             titles = "; ".join(passage.title for passage in passages)
@@ -192,7 +186,7 @@ def build_citations_graph(model: BaseChatModel) -> CitationsGraph:
             return {"messages": [refusal]}
         prompt = ANSWER_INSTRUCTIONS.format(passages=format_passages(passages))
         reply = await model.ainvoke(
-            [SystemMessage(prompt), HumanMessage(_latest_question(state["messages"]))]
+            [SystemMessage(prompt), HumanMessage(latest_user_text(state["messages"]))]
         )
         return {"messages": [_cited_answer(reply, passages)]}
 
@@ -220,7 +214,7 @@ def citations_responder(
     sentence followed by its marker, e.g. `... runs next [1].`. Without
     passages in the prompt it answers like `default_responder`.
     """
-    system = "\n".join(str(m.text) for m in messages if isinstance(m, SystemMessage))
+    system = system_text(messages)
     entries = _PASSAGE_ENTRY.findall(system)
     if not entries:
         return default_responder(messages, tools, tool_choice)

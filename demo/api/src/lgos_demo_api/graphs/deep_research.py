@@ -94,7 +94,7 @@ from lgos_demo_api.graphs.deep_research_state import (
     ResearcherInput,
     deep_research_context,
 )
-from lgos_demo_api.graphs.tool_calls import bind_functions, limit_tool_calls
+from lgos_demo_api.graphs.tool_calls import ask_with_functions
 from lgos_demo_api.models import answered_by, chat_model, uses_offline_model
 from lgos_demo_api.search import backend_label, search_backend, web_search_tool
 from lgos_demo_api.search.base import SearchResult
@@ -231,18 +231,11 @@ def build_deep_research_graph(
             files,
             cache=context.file_cache,
         )
-        writer = bind_functions(
+        reply = await ask_with_functions(
             model,
-            context.tools,
+            messages,
+            tools=context.tools,
             tool_choice=context.function_choice or context.tool_choice,
-            parallel_tool_calls=context.parallel_tool_calls,
-        )
-        reply = await writer.ainvoke(messages)
-        assert isinstance(reply, AIMessage)
-        reply = limit_tool_calls(
-            reply,
-            tool_choice=context.tool_choice,
-            has_tools=bool(context.tools),
             parallel_tool_calls=context.parallel_tool_calls,
         )
         return {"messages": [reply]}

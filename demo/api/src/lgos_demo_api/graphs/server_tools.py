@@ -21,27 +21,21 @@ Topology (an explicit `StateGraph`)::
   annotations computed in code.
 
 The custom tools are LangChain `@custom_tool`s with free-form string input.
-The offline stand-in (`select_responder`, `answer_responder`) decides from
-the question which selected tools to call and summarises their results.
+The prompts are in `server_tools_prompts`; the offline stand-in for the
+model, `server_tools_offline`, decides from the question which selected
+tools to call and summarises their results.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.tools import BaseTool
 from langchain_openai import custom_tool
 from langgraph.constants import TAG_NOSTREAM
@@ -56,7 +50,10 @@ from langgraph_openai_serve import (
     GraphRequest,
     NamedCustomToolChoice,
 )
-from langgraph_openai_serve.graph.server_tools import tool_message_output
+from lgos_demo_api.graphs.server_tools_offline import offline_server_tools_model
+from lgos_demo_api.graphs.server_tools_prompts import ANSWER_PROMPT, SELECT_PROMPT
+from lgos_demo_api.graphs.tool_calls import with_tool_calls
+from lgos_demo_api.graphs.transcript import is_replayed_web_search, this_turn
 from lgos_demo_api.models import answered_by, chat_model, uses_offline_model
 from lgos_demo_api.offline import OfflineChatModel
 from lgos_demo_api.search import (
@@ -64,47 +61,21 @@ from lgos_demo_api.search import (
     search_backend,
     web_search_tool,
 )
-from lgos_demo_api.search.citing import (
-    format_sources,
-    parse_sources,
-    search_sources,
-    with_citations,
-)
-from lgos_demo_api.search.queries import keyword_query
+from lgos_demo_api.search.citing import format_sources, search_sources, with_citations
 from lgos_demo_api.settings import DemoApiSettings
 
 __all__ = [
-    "ANSWER_PROMPT",
     "CUSTOM_TOOLS",
-    "SELECT_PROMPT",
     "SERVER_TOOLS",
     "ServerToolsContext",
-    "answer_responder",
     "build_server_tools_graph",
     "graph_topology",
     "lgos_graph_topology",
     "lgos_package_version",
-    "offline_server_tools_model",
     "package_versions",
-    "select_responder",
     "server_tools_context",
     "server_tools_graph_config",
 ]
-
-SELECT_PROMPT = (
-    "You decide which tools to call for the user's latest message. Call every "
-    "tool that helps answer it, several at once when useful; call none when no "
-    "tool helps. lgos_package_version takes package names separated by commas; "
-    "lgos_graph_topology takes one LGOS demo model name; web_search takes a "
-    "short keyword query."
-)
-
-ANSWER_PROMPT = (
-    "Answer the user's latest message using the tool results in the "
-    "conversation. When you use a web search result, put its source number in "
-    "square brackets right after the claim, like [1]. Use only the numbered "
-    "sources below, and say so when a tool failed.\n\nSources:\n{sources}"
-)
 
 _NO_SOURCES = "(none)"
 _MAX_PACKAGES = 10
@@ -246,29 +217,7 @@ ServerToolsGraph = CompiledStateGraph[
 
 def _model_history(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """Drop replayed `web_search_call` items: history the model cannot replay."""
-    kept: list[BaseMessage] = []
-    for message in messages:
-        if (
-            isinstance(message, AIMessage)
-            and not message.tool_calls
-            and isinstance(message.content, list)
-            and message.content
-            and all(
-                isinstance(b, dict) and b.get("type") == "web_search_call"
-                for b in message.content
-            )
-        ):
-            continue
-        kept.append(message)
-    return kept
-
-
-def _this_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """Return the messages after the latest user message."""
-    for index in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[index], HumanMessage):
-            return list(messages[index + 1 :])
-    return list(messages)
+    return [m for m in messages if not is_replayed_web_search(m)]
 
 
 def build_server_tools_graph(
@@ -310,11 +259,7 @@ def build_server_tools_graph(
             calls = calls[:1]
         if not calls:
             return {}
-        if calls != reply.tool_calls:
-            reply = reply.model_copy(
-                update={"tool_calls": calls, "invalid_tool_calls": []}
-            )
-        return {"messages": [reply]}
+        return {"messages": [with_tool_calls(reply, calls)]}
 
     def route(state: MessagesState) -> str:
         last = state["messages"][-1] if state["messages"] else None
@@ -325,7 +270,7 @@ def build_server_tools_graph(
         state: MessagesState, runtime: Runtime[ServerToolsContext]
     ) -> dict[str, Any]:
         context = runtime.context or ServerToolsContext()
-        sources = search_sources(_this_turn(state["messages"]))
+        sources = search_sources(this_turn(state["messages"]))
         prompt = ANSWER_PROMPT.format(
             sources=format_sources(sources) if sources else _NO_SOURCES
         )
@@ -337,10 +282,7 @@ def build_server_tools_graph(
             [SystemMessage(prompt), *_model_history(state["messages"])]
         )
         assert isinstance(reply, AIMessage)
-        if reply.tool_calls:
-            reply = reply.model_copy(
-                update={"tool_calls": [], "invalid_tool_calls": []}
-            )
+        reply = with_tool_calls(reply, [])
         return {"messages": [with_citations(reply, sources)]}
 
     builder = StateGraph(MessagesState, context_schema=ServerToolsContext)
@@ -352,195 +294,6 @@ def build_server_tools_graph(
     builder.add_edge("tools", "answer")
     builder.add_edge("answer", END)
     return builder.compile(name="server-tools")
-
-
-# --------------------------------------------------------------------------
-# The offline stand-in for a real model
-# --------------------------------------------------------------------------
-
-_KNOWN_PACKAGES = (
-    "langgraph-openai-serve",
-    "langgraph",
-    "langchain-core",
-    "langchain-openai",
-    "openai",
-    "pydantic",
-    "fastapi",
-    "starlette",
-    "httpx",
-    "uvicorn",
-    "chainlit",
-    "bm25s",
-    "markdown",
-    "numpy",
-)
-_SEARCH_WORDS = ("search", "web", "latest", "news", "look up", "find")
-_VERSION_WORDS = ("version", "installed", "package")
-_TOPOLOGY_WORDS = ("topology", "mermaid", "nodes", "edges", "diagram")
-
-
-def _tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
-    return [
-        tool["function"]["name"] if "function" in tool else str(tool.get("name"))
-        for tool in tools
-    ]
-
-
-def _last_user_text(messages: Sequence[BaseMessage]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return str(message.text)
-    return ""
-
-
-def _search_queries(question: str) -> list[str]:
-    """`search: a, b` searches each listed query; otherwise the keywords."""
-    match = re.search(r"search(?: for)?\s*:\s*(.+)$", question, re.IGNORECASE)
-    if match:
-        queries = [q.strip() for q in match.group(1).split(",") if q.strip()]
-        if queries:
-            return queries
-    keywords = keyword_query(question)
-    return [keywords or question.strip() or "LGOS"]
-
-
-def _packages_in(question: str) -> str:
-    lowered = question.lower().replace(" ", "-")
-    found = [name for name in _KNOWN_PACKAGES if name in lowered]
-    # "langgraph-openai-serve" contains "langgraph" and "openai": keep the longest.
-    found = [n for n in found if not any(n != o and n in o for o in found)]
-    return ", ".join(found) or "langgraph-openai-serve"
-
-
-def _call_id(*parts: str) -> str:
-    digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
-    return f"call_{digest}"
-
-
-def select_responder(
-    messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
-) -> AIMessage | str:
-    """Play the private tool selection, deterministically.
-
-    From the latest user message: `lgos_package_version` when it mentions a
-    version, installed package or package (with the known package names it
-    names, else `langgraph-openai-serve`); `lgos_graph_topology` when it
-    mentions a topology, Mermaid, nodes, edges or a diagram (with
-    `deep-research` when named, else `server-tools`); `web_search` when it
-    asks to search or find something (`search: a, b` runs one search per
-    listed query, in parallel; otherwise one search for its keywords).
-    `tool_choice="required"` with no match calls the first selected tool; a
-    named custom tool is always called.
-    """
-    offered = _tool_names(tools)
-    question = _last_user_text(messages)
-    lowered = question.lower()
-    turn = str(len(messages))
-    wanted: list[str] = []
-    if "lgos_package_version" in offered and any(w in lowered for w in _VERSION_WORDS):
-        wanted.append("lgos_package_version")
-    if "lgos_graph_topology" in offered and any(w in lowered for w in _TOPOLOGY_WORDS):
-        wanted.append("lgos_graph_topology")
-    if "web_search" in offered and any(w in lowered for w in _SEARCH_WORDS):
-        wanted.append("web_search")
-    if isinstance(tool_choice, dict) and tool_choice.get("name") in offered:
-        wanted = [str(tool_choice["name"])]
-    elif tool_choice in ("required", "any", True) and not wanted and offered:
-        wanted = [offered[0]]
-    calls: list[dict[str, Any]] = []
-    for name in wanted:
-        if name == "lgos_package_version":
-            value = _packages_in(question)
-            calls.append(
-                {"name": name, "args": {"__arg1": value}, "id": _call_id(turn, name)}
-            )
-        elif name == "lgos_graph_topology":
-            value = "deep-research" if "deep-research" in lowered else "server-tools"
-            calls.append(
-                {"name": name, "args": {"__arg1": value}, "id": _call_id(turn, name)}
-            )
-        else:
-            for index, query in enumerate(_search_queries(question)):
-                calls.append(
-                    {
-                        "name": name,
-                        "args": {"query": query},
-                        "id": _call_id(turn, name, str(index), query),
-                    }
-                )
-    return AIMessage(content="", tool_calls=calls)
-
-
-def answer_responder(
-    messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
-) -> AIMessage | str:
-    """Play the answer, deterministically, from this turn's tool results.
-
-    One sentence per custom tool result, one per search (its numbered sources
-    as `<title> [n]`, or its failure), or — without any tool result — a hint
-    at the tools to select.
-    """
-    system = "\n".join(str(m.text) for m in messages if isinstance(m, SystemMessage))
-    numbers = {url: n for n, (_, url) in parse_sources(system).items()}
-    turn = _this_turn([m for m in messages if not isinstance(m, SystemMessage)])
-    calls = {
-        call["id"]: call
-        for m in turn
-        if isinstance(m, AIMessage)
-        for call in m.tool_calls
-    }
-    sentences: list[str] = []
-    for message in turn:
-        if not isinstance(message, ToolMessage):
-            continue
-        call = calls.get(message.tool_call_id)
-        name = message.name or (call["name"] if call else "tool")
-        output = " ".join(tool_message_output(message).split())
-        if name == "web_search":
-            query = call["args"].get("query", "") if call else ""
-            if message.status == "error":
-                sentences.append(f"The search for {query!r} failed ({output}).")
-                continue
-            artifact = message.artifact if isinstance(message.artifact, dict) else {}
-            cited = [
-                f"{source['title']} [{numbers[source['url']]}]"
-                for source in artifact.get("sources") or []
-                if source.get("url") in numbers
-            ][:3]
-            if cited:
-                sentences.append(
-                    f"Searching for {query!r} found " + "; ".join(cited) + "."
-                )
-            else:
-                sentences.append(f"Searching for {query!r} found nothing.")
-        elif name == "lgos_graph_topology":
-            lines = output.count("-->") + output.count("-.->")
-            sentences.append(f"{name} returned a Mermaid chart with {lines} edges.")
-        else:
-            sentences.append(f"{name} says: {output}.")
-    if not sentences:
-        return (
-            "This is the offline demo model. No tool ran for this message: select "
-            "lgos_package_version, lgos_graph_topology or web search, and ask for "
-            "a version, a topology or a search."
-        )
-    return "This is the offline demo model. " + " ".join(sentences)
-
-
-def offline_server_tools_model(chunk_delay: float = 0.0) -> OfflineChatModel:
-    """Build the offline model playing both steps (selection and answer)."""
-
-    def responder(
-        messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
-    ) -> AIMessage | str:
-        system = next(
-            (str(m.text) for m in messages if isinstance(m, SystemMessage)), ""
-        )
-        if system.startswith(SELECT_PROMPT[:40]):
-            return select_responder(messages, tools, tool_choice)
-        return answer_responder(messages, tools, tool_choice)
-
-    return OfflineChatModel(chunk_delay=chunk_delay, responder=responder)
 
 
 def server_tools_graph_config(

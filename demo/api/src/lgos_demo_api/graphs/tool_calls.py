@@ -7,8 +7,9 @@
   are derived from what the call is about, so a replayed offline run yields
   the same IDs.
 - `function_tools` turns the client's functions (`GraphRequest.tools`) into
-  the tool dicts `bind_tools` takes; `bind_functions` binds them with the
-  request's `tool_choice` and `parallel_tool_calls`.
+  the tool dicts `bind_tools` takes; `ask_with_functions` asks the model with
+  them bound, honouring the request's `tool_choice` and
+  `parallel_tool_calls`.
 - `limit_tool_calls` and `with_tool_calls` enforce, on the model's reply,
   what the request allowed.
 """
@@ -26,7 +27,7 @@ from langchain_core.runnables import Runnable
 from langgraph_openai_serve import GraphRequest
 
 __all__ = [
-    "bind_functions",
+    "ask_with_functions",
     "call_id",
     "function_tools",
     "limit_tool_calls",
@@ -88,35 +89,6 @@ def function_tools(request: GraphRequest) -> tuple[dict[str, Any], ...]:
     return tuple(tools)
 
 
-def bind_functions(
-    model: BaseChatModel,
-    tools: Sequence[dict[str, Any]],
-    *,
-    tool_choice: str | None,
-    parallel_tool_calls: bool | None,
-) -> Runnable[LanguageModelInput, BaseMessage]:
-    """Bind the client's functions to the model with the request's choices.
-
-    Args:
-        model: The chat model.
-        tools: The functions (see `function_tools`); none leaves the model
-            unbound.
-        tool_choice: `None`, `"auto"`, `"none"`, `"required"` or the name of
-            the one function to call.
-        parallel_tool_calls: Passed on when not None.
-
-    Returns:
-        The model with the functions bound, or the model itself.
-
-    """
-    if not tools:
-        return model
-    options: dict[str, Any] = {}
-    if parallel_tool_calls is not None:
-        options["parallel_tool_calls"] = parallel_tool_calls
-    return model.bind_tools(list(tools), tool_choice=tool_choice, **options)
-
-
 def with_tool_calls(reply: AIMessage, calls: Sequence[ToolCall]) -> AIMessage:
     """Return the reply with only `calls`, or the reply itself if they are its own.
 
@@ -162,3 +134,45 @@ def limit_tool_calls(
     elif parallel_tool_calls is False:
         calls = calls[:1]
     return with_tool_calls(reply, calls)
+
+
+async def ask_with_functions(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    *,
+    tools: Sequence[dict[str, Any]],
+    tool_choice: str | None,
+    parallel_tool_calls: bool | None,
+) -> AIMessage:
+    """Ask the model with the client's functions bound, as the request chose.
+
+    The functions are bound with `tool_choice` and (when not None)
+    `parallel_tool_calls`; without functions the model is asked unbound.
+    The reply keeps only the calls the request allows (`limit_tool_calls`).
+
+    Args:
+        model: The chat model.
+        messages: The model input.
+        tools: The client's functions (see `function_tools`).
+        tool_choice: `None`, `"auto"`, `"none"`, `"required"` or the name of
+            the one function to call.
+        parallel_tool_calls: The request's `parallel_tool_calls`.
+
+    Returns:
+        The model's reply.
+
+    """
+    bound: Runnable[LanguageModelInput, BaseMessage] = model
+    if tools:
+        options: dict[str, Any] = {}
+        if parallel_tool_calls is not None:
+            options["parallel_tool_calls"] = parallel_tool_calls
+        bound = model.bind_tools(list(tools), tool_choice=tool_choice, **options)
+    reply = await bound.ainvoke(list(messages))
+    assert isinstance(reply, AIMessage)
+    return limit_tool_calls(
+        reply,
+        tool_choice=tool_choice,
+        has_tools=bool(tools),
+        parallel_tool_calls=parallel_tool_calls,
+    )

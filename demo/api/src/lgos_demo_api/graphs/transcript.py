@@ -2,9 +2,9 @@
 
 The graphs and the offline stand-ins for a model all read the same few
 things from a list of LangChain messages: the latest user message (with or
-without its attachments), the system prompt, the tool calls by ID, the tool
-results that end the conversation, and `web_search_call` items replayed from
-earlier turns.
+without its attachments) and what came after it, the system prompt, the tool
+calls by ID, the tool results that end the conversation, and
+`web_search_call` items replayed from earlier turns.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ __all__ = [
     "latest_typed_text",
     "latest_user_text",
     "system_text",
+    "this_turn",
     "tool_calls_by_id",
     "trailing_tool_results",
 ]
@@ -53,6 +54,14 @@ def latest_typed_text(messages: Sequence[BaseMessage]) -> str:
 def system_text(messages: Sequence[BaseMessage]) -> str:
     """Return the text of every system message, one per line."""
     return "\n".join(str(m.text) for m in messages if isinstance(m, SystemMessage))
+
+
+def this_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """Return the messages after the latest user message (all without one)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return list(messages[index + 1 :])
+    return list(messages)
 
 
 def tool_calls_by_id(messages: Sequence[BaseMessage]) -> dict[str, ToolCall]:
