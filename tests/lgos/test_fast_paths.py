@@ -25,11 +25,11 @@ from langgraph_openai_serve import (
     GraphRegistry,
     GraphRequest,
     LanggraphOpenaiServe,
+    ids,
 )
-from langgraph_openai_serve import ids
-from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.graph.runner import run_langgraph
 from langgraph_openai_serve.graph.usage import UsageCollector
+from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.server.app import create_app
 from langgraph_openai_serve.server.resources import ServerResources
 from langgraph_openai_serve.server.settings import ServerSettings

@@ -262,6 +262,9 @@ async def test_a_direct_resume_is_checked_against_the_pause() -> None:
     assert isinstance(answer, AIMessage)
     with pytest.raises(NotPausedError) as finished:
         await run_langgraph(
-            request, [], registry, resume=InterruptResume(batch.run_id, {pending.id: "no"})
+            request,
+            [],
+            registry,
+            resume=InterruptResume(batch.run_id, {pending.id: "no"}),
         )
     assert finished.value.interrupts is True
