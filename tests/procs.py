@@ -6,12 +6,13 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,17 +26,22 @@ def free_port() -> int:
 def wait_http(
     url: str, process: subprocess.Popen, log: Path, timeout: float = 60
 ) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """Wait until ``url`` answers below 500; fail at once if ``process`` exits."""
+
+    def answered() -> bool:
         if process.poll() is not None:
             raise RuntimeError(f"{url}: process exited\n{log.read_text()[-4000:]}")
         try:
-            if httpx.get(url, timeout=2).status_code < 500:
-                return
+            return httpx.get(url, timeout=2).status_code < 500
         except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer\n{log.read_text()[-4000:]}")
+            return False
+
+    wait_until(
+        answered,
+        timeout=timeout,
+        interval=0.2,
+        message=lambda: f"{url} to answer\n{log.read_text()[-4000:]}",
+    )
 
 
 @contextmanager
