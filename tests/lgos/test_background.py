@@ -36,6 +36,7 @@ from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from tests.contract.openapi import validate
 from tests.lgos.graphs import METADATA_LOGGER, metadata_graph
 from tests.lgos.interrupt_graphs import Counter, approval_graph
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -126,12 +127,11 @@ async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
 
 
 async def poll(client: AsyncOpenAI, response_id: str, **kwargs: Any) -> Any:
-    for _ in range(500):
+    async def finished() -> Any:
         response = await client.responses.retrieve(response_id, **kwargs)
-        if response.status not in {"queued", "in_progress"}:
-            return response
-        await asyncio.sleep(0.01)
-    raise AssertionError("the background response never finished")
+        return response if response.status not in {"queued", "in_progress"} else None
+
+    return await eventually(finished, message="the background response to finish")
 
 
 async def test_submit_poll_complete(env: tuple[Env, AsyncOpenAI]) -> None:
@@ -220,7 +220,7 @@ async def test_cancel_running_and_finished(env: tuple[Env, AsyncOpenAI]) -> None
     await state.gate.entered.wait()
     cancelled = await client.responses.cancel(queued.id)
     assert cancelled.status == "cancelled"
-    await asyncio.sleep(0.05)
+    await eventually(lambda: state.gate.cancelled, message="the node's cancellation")
     assert state.gate.cancelled == 1
     assert (await client.responses.retrieve(queued.id)).status == "cancelled"
 
@@ -245,6 +245,7 @@ async def test_cancel_while_queued(env: tuple[Env, AsyncOpenAI]) -> None:
     )
     run = await state.backend.submit(job)
     await state.backend.cancel(run.id)  # before its task first runs
+    # A fixed window on purpose: it proves the cancelled job never starts.
     await asyncio.sleep(0.05)
     assert run.status == "cancelled"
     assert state.gate.runs == 0
@@ -479,8 +480,5 @@ async def test_a_route_served_without_the_middleware_still_names_the_request() -
         )
         request_id = reply.headers["x-request-id"]
         assert request_id.startswith("req_") and len(request_id) == 36
-        for _ in range(200):
-            if seen:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: seen, message="the background run's graph")
     assert [m["lgos.request_id"] for m in seen] == [request_id]

@@ -52,6 +52,7 @@ from tests.lgos.graphs import (
     metadata_graph,
     model_graph,
 )
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -258,11 +259,12 @@ async def test_submit_poll_cancel_through_the_backend(hatchet_app) -> None:
     )
     assert retry.id == queued.id and len(fake.records) == 1
     fake.release.set()
-    for _ in range(200):
+
+    async def completed() -> Any:
         done = await client.responses.retrieve(queued.id)
-        if done.status == "completed":
-            break
-        await asyncio.sleep(0.01)
+        return done if done.status == "completed" else None
+
+    done = await eventually(completed, message="the run to complete")
     assert (done.status, done.output_text, done.id) == (
         "completed",
         "Echo: hi",
@@ -292,13 +294,11 @@ async def test_the_run_records_the_submitting_request_id(
     [record] = fake.records.values()
     assert record.input["input"]["job"]["request_id"] == request_id
     fake.release.set()
-    status = queued.status
-    for _ in range(200):
-        status = (await client.responses.retrieve(queued.id)).status
-        if status == "completed":
-            break
-        await asyncio.sleep(0.01)
-    assert status == "completed"
+
+    async def completed() -> bool:
+        return (await client.responses.retrieve(queued.id)).status == "completed"
+
+    await eventually(completed, message="the run to complete")
     assert [m["lgos.request_id"] for m in seen] == [request_id]
 
 

@@ -36,6 +36,7 @@ from langgraph_openai_serve.telemetry import error_type
 from tests.lgos.graphs import make_registry
 from tests.lgos.interrupt_graphs import Counter, approval_graph
 from tests.lgos.otel import Capture, otel_fixture  # noqa: F401 - fixture
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -244,7 +245,8 @@ async def test_preparation_is_outside_the_span(otel: Capture) -> None:
     async with prepare_run(
         GraphRequest(model="m"), [HumanMessage("x")], registry
     ) as run:
-        await asyncio.sleep(0.3)  # stands for a lease wait
+        # The fixed 0.3 s is the point: a lease wait the span must leave out.
+        await asyncio.sleep(0.3)
         events = [event async for event in stream_run(run, stream=False)]
     [span] = otel.workflow_spans()
     assert span.end_time is not None and span.start_time is not None
@@ -285,10 +287,7 @@ async def test_cancelled_background_response_fails_the_span(otel: Capture) -> No
         assert otel.workflow_spans() == []  # queue time is not part of the span
         cancelled = await http.post(f"/v1/responses/{queued.json()['id']}/cancel")
         assert cancelled.json()["status"] == "cancelled"
-        for _ in range(200):
-            if otel.workflow_spans():
-                break
-            await asyncio.sleep(0.01)
+        await eventually(otel.workflow_spans, message="the workflow span to end")
     # AnyIO's cancellation says which scope cancelled the run.
     assert_failed(
         otel, "asyncio.exceptions.CancelledError", "Cancelled via cancel scope..."
@@ -318,10 +317,7 @@ async def test_http_disconnect_fails_the_span(otel: Capture) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    for _ in range(200):
-        if otel.workflow_spans():
-            break
-        await asyncio.sleep(0.01)
+    await eventually(otel.workflow_spans, message="the workflow span to end")
     # The graph was still working: the disconnect cancelled the run.
     assert_failed(
         otel, "asyncio.exceptions.CancelledError", "Cancelled via cancel scope..."
