@@ -7,13 +7,14 @@ SDK tests in ``tests/lgos`` cover the protocol in depth).
 from __future__ import annotations
 
 import json
-import time
 
 import openai
 import pytest
 from openai import AsyncOpenAI, OpenAI
+from openai.types.responses import Response
 
 import tests.clients.matrix as m
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.usefixtures("offline_only")
 
@@ -94,13 +95,12 @@ def test_background_create_retrieve_cancel(openai_client: OpenAI) -> None:
     )
     assert m.RUN_RESPONSE_ID.fullmatch(queued.id)
     assert (queued.status, queued.background, queued.output) == ("queued", True, [])
-    deadline = time.monotonic() + 30
-    while (done := openai_client.responses.retrieve(queued.id)).status in {
-        "queued",
-        "in_progress",
-    }:
-        assert time.monotonic() < deadline, "the background run did not finish"
-        time.sleep(0.05)
+
+    def finished() -> Response | None:
+        done = openai_client.responses.retrieve(queued.id)
+        return done if done.status not in {"queued", "in_progress"} else None
+
+    done = wait_until(finished, timeout=30, message="the background run to finish")
     assert (done.id, done.status) == (queued.id, "completed")
     assert done.output_text.startswith(m.RESEARCH_REPORT_START)
     kinds = [item.type for item in done.output]

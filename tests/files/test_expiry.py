@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 import openai
 import pytest
 from openai.types.file_create_params import ExpiresAfter
@@ -12,6 +9,7 @@ from openai.types.file_create_params import ExpiresAfter
 from lgos_demo_files.service import FilesService
 from tests.contract.openapi import validate
 from tests.files.conftest import FakeClock, FilesStack, StackFactory
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -68,23 +66,33 @@ async def test_expired_files_leave_listings_and_the_sweep_deletes_them(
     assert await service.sweep() == 0
 
 
-async def test_background_sweep_deletes_expired_files(make_stack: StackFactory) -> None:
+async def test_background_sweep_deletes_expired_files(
+    make_stack: StackFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = FakeClock()
     async with make_stack(clock=clock, sweep_interval_seconds=0.05) as stack:
+        service: FilesService = stack.app.state.files
+        sweeps: list[int] = []  # what each periodic sweep deleted
+        sweep = service.sweep
+
+        async def counted_sweep() -> int:
+            sweeps.append(await sweep())
+            return sweeps[-1]
+
+        monkeypatch.setattr(service, "sweep", counted_sweep)
         expiring = await stack.client.files.create(
             file=("e.txt", b"x"), purpose="user_data", expires_after=HOUR
         )
         lasting = await stack.client.files.create(
             file=("k.txt", b"k"), purpose="user_data"
         )
-        await asyncio.sleep(0.2)
+        swept = len(sweeps)
+        await eventually(lambda: len(sweeps) >= swept + 2, message="two more sweeps")
         assert sorted(stack.stored_keys()) == sorted([expiring.id, lasting.id])
 
         clock.advance(3600)
-        service: FilesService = stack.app.state.files
-        deadline = time.monotonic() + 10
-        while stack.stored_keys() != [lasting.id]:
-            assert time.monotonic() < deadline, "the sweep never ran"
-            await asyncio.sleep(0.05)
+        await eventually(
+            lambda: stack.stored_keys() == [lasting.id], message="the sweep to run"
+        )
         assert await service.metadata.get(expiring.id) is None
         assert (await stack.client.files.retrieve(lasting.id)).id == lasting.id

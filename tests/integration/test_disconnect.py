@@ -22,6 +22,7 @@ from langgraph_openai_serve import (
     status_event,
 )
 from tests.procs import free_port
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -38,7 +39,7 @@ def slow_graph(probe: Probe) -> Any:
         get_stream_writer()(status_event("Working for a long time"))
         probe.started.set()
         try:
-            await asyncio.sleep(60)
+            await asyncio.sleep(60)  # slow on purpose: the client leaves first
         except asyncio.CancelledError:
             probe.cancelled += 1
             raise
@@ -51,6 +52,11 @@ def slow_graph(probe: Probe) -> Any:
     return builder.compile()
 
 
+def graph_runs() -> list[asyncio.Task[Any]]:
+    """The graph-run tasks still alive in this event loop."""
+    return [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"]
+
+
 @asynccontextmanager
 async def serving(registry: GraphRegistry) -> AsyncIterator[str]:
     """Serve ``registry`` with Uvicorn on a free loopback port; yield its origin."""
@@ -60,8 +66,8 @@ async def serving(registry: GraphRegistry) -> AsyncIterator[str]:
     config = uvicorn.Config(app, port=port, log_level="warning", lifespan="off")
     uv_server = uvicorn.Server(config)
     task = asyncio.create_task(uv_server.serve())
-    while not uv_server.started:  # noqa: ASYNC110 - uvicorn offers no event
-        await asyncio.sleep(0.01)
+    # uvicorn offers no event for it: poll its flag.
+    await eventually(lambda: uv_server.started, message="uvicorn to start")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -104,13 +110,10 @@ async def test_disconnect_cancels_the_run(
         assert response.status_code == 200
         await asyncio.wait_for(probe.started.wait(), 10)
     # Leaving the block closed the connection mid-stream.
-    for _ in range(200):
-        if probe.cancelled:
-            break
-        await asyncio.sleep(0.025)
-    await asyncio.sleep(0.1)
+    await eventually(lambda: probe.cancelled, message="the run's cancellation")
+    # Once the run's task is gone, nothing can cancel or finish it again.
+    await eventually(lambda: not graph_runs(), message="the run's task to end")
     assert (probe.cancelled, probe.finished) == (1, 0)
-    assert [t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"] == []
 
 
 class ResumeProbe:
@@ -191,10 +194,7 @@ async def test_a_dropped_streaming_resume_keeps_its_pause() -> None:
             assert response.status_code == 200
             await asyncio.wait_for(probe.started.wait(), 10)
         # The client left mid-run: the run is cancelled, the pause kept.
-        for _ in range(200):
-            if probe.cancelled:
-                break
-            await asyncio.sleep(0.025)
+        await eventually(lambda: probe.cancelled, message="the run's cancellation")
         assert (probe.starts, probe.cancelled, probe.finished) == (1, 1, 0)
         probe.release.set()
         # The identical resume, with the same Response and call IDs.
@@ -223,7 +223,7 @@ def counting_graph(probe: StepProbe) -> Any:
         try:
             for _ in range(400):  # about 8 s of work, one await per step
                 probe.steps += 1
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(0.02)  # the work: slow on purpose
         except asyncio.CancelledError:
             probe.cancelled.set()
             raise
@@ -258,7 +258,7 @@ async def test_a_non_streaming_client_leaving_stops_the_run(
         async with httpx.AsyncClient(base_url=origin) as client:
             request = asyncio.create_task(client.post(path, json=body, timeout=30))
             await asyncio.wait_for(probe.started.wait(), 10)
-            await asyncio.sleep(0.1)  # a few steps in
+            await eventually(lambda: probe.steps >= 5, message="a few steps")
             request.cancel()  # the client gives up and closes its connection
             with pytest.raises(asyncio.CancelledError):
                 await request
@@ -266,8 +266,7 @@ async def test_a_non_streaming_client_leaving_stops_the_run(
         await asyncio.wait_for(probe.cancelled.wait(), 5)
         # Stopped within one await of the graph, not 8 s and ~400 steps later.
         assert probe.steps - left_at <= 1, (left_at, probe.steps)
+        # A fixed window on purpose: it proves no step runs after the cancel.
         await asyncio.sleep(0.2)
         assert probe.steps - left_at <= 1
-        assert [
-            t for t in asyncio.all_tasks() if t.get_name() == "lgos.graph_run"
-        ] == []
+        assert graph_runs() == []

@@ -24,6 +24,7 @@ from openai import ConflictError, OpenAI
 from tests.hatchet import hatchet_engine  # noqa: F401 - session fixture
 from tests.pg import thread_count
 from tests.procs import free_port, lgos_command, running
+from tests.waiting import wait_until
 
 FACTORY = "tests.lgos.interrupt_graphs:serve_background_registry"
 DEMO_FACTORY = "lgos_demo_api.registry:create_registry"
@@ -76,13 +77,19 @@ def worker(
 def wait_status(
     client: OpenAI, response_id: str, done: set[str], timeout: float = 120
 ) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    seen: list[str | None] = []
+
+    def reached() -> Any:
         response = client.responses.retrieve(response_id)
-        if response.status in done:
-            return response
-        time.sleep(0.2)
-    raise AssertionError(f"{response_id} stayed {response.status}")
+        seen.append(response.status)
+        return response if response.status in done else None
+
+    return wait_until(
+        reached,
+        timeout=timeout,
+        interval=0.2,
+        message=lambda: f"{response_id} to leave {seen[-1]!r} for one of {done}",
+    )
 
 
 def pause(client: OpenAI) -> tuple[str, str]:
@@ -110,15 +117,17 @@ def answer_once_free(
     A cancelled or dead worker releases the run's lease shortly after Hatchet
     reports the run finished; until then LGOS answers 409 ``run_busy``.
     """
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def attempt() -> Any:
         try:
             return answer(client, previous, call_id, text)
         except ConflictError as busy:
             assert busy.code == "run_busy", busy
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+            return None
+
+    return wait_until(
+        attempt, timeout=timeout, interval=0.5, message="the run's lease to be free"
+    )
 
 
 @pytest.fixture
@@ -156,10 +165,12 @@ def test_submit_poll_and_idempotent_retry(tmp_path: Path, env: dict[str, str]) -
 def test_cancel_while_queued(tmp_path: Path, env: dict[str, str]) -> None:
     with api(tmp_path, env) as client:
         queued = client.responses.create(model="echo", input="never", background=True)
-        time.sleep(1.0)  # no worker: it stays queued
+        # A fixed window on purpose: with no worker, nothing may start it.
+        time.sleep(1.0)
         assert client.responses.retrieve(queued.id).status == "queued"
         assert client.responses.cancel(queued.id).status == "cancelled"
         with worker(tmp_path, env):
+            # A fixed window on purpose: a worker now polls, and must not run it.
             time.sleep(2.0)
             after = client.responses.retrieve(queued.id)
         assert after.status == "cancelled"

@@ -7,7 +7,6 @@ import concurrent.futures
 import json
 import os
 import signal
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import timedelta
@@ -22,6 +21,7 @@ from openai import OpenAI
 
 from tests.pg import RestartablePostgres, thread_count
 from tests.procs import free_port, lgos_command, running
+from tests.waiting import wait_until
 
 FACTORY = "tests.lgos.interrupt_graphs:serve_interrupt_registry"
 
@@ -130,42 +130,38 @@ def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None
         with serve(postgres_uri, tmp_path / "a.log", port_a) as process_a:
             a = client(f"http://127.0.0.1:{port_a}/v1")
             paused = a.responses.create(model="approval", input="x")
-            body = resume_body(paused, "slow")
-            # Start the slow resume on A and wait until B sees its lease.
-            slow = httpx.AsyncClient(timeout=120)
-            loop = asyncio.new_event_loop()
-            pending = loop.create_task(
-                slow.post(f"http://127.0.0.1:{port_a}/v1/responses", json=body)
-            )
-            deadline = time.monotonic() + 20
-            busy = False
-            while time.monotonic() < deadline and not busy:
-                loop.run_until_complete(asyncio.sleep(0.2))
+            gate = tmp_path / "gate"
+            gate.mkdir()
+            body = resume_body(paused, f"gate:{gate}")
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(
+                    httpx.post,
+                    f"http://127.0.0.1:{port_a}/v1/responses",
+                    json=body,
+                    timeout=120,
+                )
+                _gate_log(gate, 1, "A in the node")  # so A holds the run's lease
                 probe = httpx.post(
                     f"http://127.0.0.1:{port_b}/v1/responses", json=body, timeout=30
                 )
-                busy = (
-                    probe.status_code == 409
-                    and probe.json()["error"]["code"] == "run_busy"
-                )
-            assert busy, "the slow resume never took its lease"
-            os.kill(process_a.pid, signal.SIGKILL)
-            process_a.wait(10)
-            pending.cancel()
-            loop.run_until_complete(asyncio.gather(pending, return_exceptions=True))
-            loop.run_until_complete(slow.aclose())
-            loop.close()
+                assert probe.status_code == 409, probe.text
+                assert probe.json()["error"]["code"] == "run_busy"
+                os.kill(process_a.pid, signal.SIGKILL)
+                process_a.wait(10)
+                pending.exception(timeout=30)  # its connection died with A
         # PostgreSQL ends the dead sessions; their advisory locks go with them.
-        deadline = time.monotonic() + 20
-        while True:
+
+        def resumed() -> httpx.Response | None:
             reply = httpx.post(
                 f"http://127.0.0.1:{port_b}/v1/responses",
                 json=resume_body(paused, "approve"),
                 timeout=30,
             )
-            if reply.status_code != 409 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+            return None if reply.status_code == 409 else reply
+
+        reply = wait_until(
+            resumed, timeout=20, interval=0.2, message="A's lease to be released"
+        )
         assert reply.status_code == 200, reply.text
         assert reply.json()["output"][0]["content"][0]["text"] == "Decision: approve"
 
@@ -192,28 +188,29 @@ def _lines(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
+def _gate_log(gate: Path, count: int, what: str, timeout: float = 20) -> None:
+    """Wait until ``gate/log`` has ``count`` lines: ``what`` has happened."""
+    wait_until(
+        lambda: len(_lines(gate / "log")) == count, timeout=timeout, message=what
+    )
+
+
 def _resume_when_free(
     base: str, body: dict[str, Any], also: type[Exception] | None = None
 ) -> Any:
     """Send ``body`` to ``base``, retrying while the run is busy (or ``also``)."""
-    deadline = time.monotonic() + 30
-    while True:
+
+    def attempt() -> Any:
         try:
             return client(base).responses.create(**body)
         except openai.ConflictError as busy:
-            assert busy.code == "run_busy" and time.monotonic() < deadline, busy
+            assert busy.code == "run_busy", busy
         except Exception as error:
             if also is None or not isinstance(error, also):
                 raise
-            assert time.monotonic() < deadline, error
-        time.sleep(0.05)
+        return None
 
-
-def _wait_for(predicate: Any, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+    return wait_until(attempt, timeout=30, message=f"the run to be free on {base}")
 
 
 def test_a_dropped_streaming_resume_keeps_its_pause_across_processes(
@@ -232,8 +229,8 @@ def test_a_dropped_streaming_resume_keeps_its_pause_across_processes(
         http.stream("POST", f"{a}/responses", json={**body, "stream": True}) as cut,
     ):
         assert cut.status_code == 200
-        _wait_for(lambda: len(_lines(gate / "log")) == 1)
-    _wait_for(lambda: len(_lines(gate / "log")) == 2)  # A cancelled its run
+        _gate_log(gate, 1, "A in the node")
+    _gate_log(gate, 2, "A to cancel its run")
     (gate / "open").touch()
     done = _resume_when_free(b, body)  # A releases the lease just after cancelling
     assert done.output_text == f"Decision: gate:{gate}"
@@ -276,9 +273,9 @@ def test_a_lost_lease_stops_its_run(
         answer = pool.submit(
             http.post, f"{a}/responses", json={**body, "stream": stream}
         )
-        _wait_for(lambda: len(_lines(gate / "log")) == 1)  # A is in the node
+        _gate_log(gate, 1, "A in the node")
         assert _terminate_lease_sessions(postgres_uri) == 1
-        _wait_for(lambda: len(_lines(gate / "log")) == 2, timeout=10)
+        _gate_log(gate, 2, "A to stop its run", timeout=10)
         lost = answer.result(timeout=30)
     if stream:
         assert lost.status_code == 200
@@ -320,9 +317,9 @@ def test_a_database_restart_stops_the_run_and_the_retry_completes_once(
             concurrent.futures.ThreadPoolExecutor(1) as pool,
         ):
             answer = pool.submit(http.post, f"{a}/responses", json=body)
-            _wait_for(lambda: len(_lines(gate / "log")) == 1)  # A is in the node
+            _gate_log(gate, 1, "A in the node")
             restartable_postgres.restart()
-            _wait_for(lambda: len(_lines(gate / "log")) == 2, timeout=15)
+            _gate_log(gate, 2, "A to stop its run", timeout=15)
             lost = answer.result(timeout=60)
         assert lost.status_code == 503, lost.text
         assert lost.json()["error"]["code"] == "run_lease_lost"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from langgraph_openai_serve.telemetry import WORKFLOW_DURATION_BUCKETS
 from tests.procs import free_port, lgos_command, running
+from tests.waiting import wait_until
 
 
 class Collector:
@@ -127,14 +127,14 @@ def test_demo_api_exports_http_and_workflow_telemetry(
             timeout=30,
         )
         assert reply.status_code == 200
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+
+        def exported() -> bool:
             names = {span.name for _, span in state.spans()}
-            if "invoke_workflow chat" in names and state.histograms(
-                "gen_ai.workflow.duration"
-            ):
-                break
-            time.sleep(0.1)
+            return "invoke_workflow chat" in names and bool(
+                state.histograms("gen_ai.workflow.duration")
+            )
+
+        wait_until(exported, timeout=20, message="the span and metric exports")
 
     spans = state.spans()
     assert {service for service, _ in spans} == {"lgos-test-api"}
