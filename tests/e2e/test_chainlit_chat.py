@@ -8,7 +8,6 @@ client-side ledger reached the graph. The processes and the browser come from
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from tests.e2e.conftest import (
     open_chat,
     send,
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -49,17 +49,19 @@ def test_chat_streams_an_answer_that_follows_the_settings(
     answers = page.locator(ANSWERS)
     first = answers.nth(1)  # after the welcome line
     # Watch the answer grow: a partial text proves token streaming.
-    partial_seen = False
-    deadline = time.monotonic() + ANSWER_TIMEOUT_MS / 1000
-    text = ""
-    while time.monotonic() < deadline:
-        text = first.inner_text() if answers.count() > 1 else ""
-        if "conversation message" in text:
-            break
-        if text.strip():
-            partial_seen = True
-        time.sleep(0.05)
-    assert "conversation message" in text, f"no full answer: {text!r}"
+    texts: list[str] = []
+
+    def answered() -> bool:
+        texts.append(first.inner_text() if answers.count() > 1 else "")
+        return "conversation message" in texts[-1]
+
+    wait_until(
+        answered,
+        timeout=ANSWER_TIMEOUT_MS / 1000,
+        message=lambda: f"a full answer, last seen {texts[-1]!r}",
+    )
+    text = texts[-1]
+    partial_seen = any(t.strip() for t in texts[:-1])
     assert partial_seen, "the answer appeared at once, not streamed"
     assert 'You said: "What is a river delta?"' in text
     assert "Write for an expert audience" in text

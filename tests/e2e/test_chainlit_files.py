@@ -7,7 +7,6 @@ attachments the UI uploads and the charts the ``files`` graph makes.
 from __future__ import annotations
 
 import re
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from tests.e2e.test_chainlit_interrupts import (
     served,
     set_switch,
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -150,10 +150,12 @@ def test_stop_cancels_a_background_run(
     found = re.search(r"resp_\w+", cancelled.inner_text())
     assert found, cancelled.inner_text()
     response_id = found.group(0)
-    deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
-    while f"{response_id}/cancel" not in lgos_api.output():
-        assert time.monotonic() < deadline, "Stop did not call responses.cancel"
-        time.sleep(0.2)
+    wait_until(
+        lambda: f"{response_id}/cancel" in lgos_api.output(),
+        timeout=UI_TIMEOUT_MS / 1000,
+        interval=0.2,
+        message="Stop to call responses.cancel",
+    )
     # Cancelled on the server, or (lost race) finished before the cancel.
     status = httpx.get(f"{lgos_api.url}/responses/{response_id}", timeout=10)
     assert status.json()["status"] in {"cancelled", "completed"}
