@@ -5,9 +5,6 @@ is covered with the library, in ``tests/lgos/test_testing_model.py``; these
 tests pin what the demo adds: its wording, and its defaults.
 """
 
-from typing import Any
-
-import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 
@@ -54,39 +51,6 @@ def test_default_answer_without_system_or_user_messages() -> None:
         "This is the offline demo model. You said nothing. "
         'Following instructions: "Be kind." I saw 0 conversation messages.'
     )
-
-
-def test_default_answer_lists_every_system_message_and_shortens_long_text() -> None:
-    long_question = "word " * 100
-    answer = default_responder(
-        [
-            SystemMessage("First."),
-            SystemMessage("\n  Second rule.\nmore"),
-            HumanMessage(long_question),
-        ],
-        [],
-        None,
-    )
-    assert isinstance(answer, str)
-    assert 'Following instructions: "First.", "Second rule." I saw 1 ' in answer
-    quoted = answer.split('You said: "')[1].split('"')[0]
-    assert len(quoted) == 200
-    assert quoted.endswith("...")
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("tool_choice", [None, "auto", "none"])
-async def test_unforced_tool_choice_answers_in_text(tool_choice: Any) -> None:
-    answer = await (
-        OfflineChatModel()
-        .bind_tools([get_weather], tool_choice=tool_choice)
-        .ainvoke("hello")
-    )
-    assert answer.tool_calls == []
-    assert answer.text.startswith('This is the offline demo model. You said: "hello"')
-
-
-# --- built on langgraph_openai_serve.testing ------------------------------
 
 
 def test_the_demo_model_is_the_library_model_with_the_demo_wording() -> None:

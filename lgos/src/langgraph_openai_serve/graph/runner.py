@@ -21,7 +21,7 @@ answer, ...})`` with the same ``checkpoint_scope``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -63,6 +63,26 @@ __all__ = [
 ]
 
 
+async def _events(
+    request: GraphRequest,
+    messages: Sequence[BaseMessage],
+    registry: GraphRegistry,
+    *,
+    checkpoint_scope: str,
+    resume: InterruptResume | None,
+    stream: bool,
+) -> AsyncGenerator[RunEvent, None]:
+    """One run session's events, one at a time; the result comes last."""
+    async with RunSession(
+        request, messages, registry, checkpoint_scope=checkpoint_scope, resume=resume
+    ) as session:
+        batches = session.batches(stream=stream)
+        async with contextlib.aclosing(batches):
+            async for batch in batches:
+                for event in batch:
+                    yield event
+
+
 async def run_langgraph(
     request: GraphRequest,
     messages: Sequence[BaseMessage],
@@ -92,26 +112,29 @@ async def run_langgraph(
         GraphError: Unusable graph output.
 
     """
-    async with RunSession(
-        request, messages, registry, checkpoint_scope=checkpoint_scope, resume=resume
-    ) as session:
-        batches = session.batches(stream=False)
-        async with contextlib.aclosing(batches):
-            async for batch in batches:
-                for event in batch:
-                    if isinstance(event, AIMessage | LangGraphInterruptBatch):
-                        return event
+    events = _events(
+        request,
+        messages,
+        registry,
+        checkpoint_scope=checkpoint_scope,
+        resume=resume,
+        stream=False,
+    )
+    async with contextlib.aclosing(events):
+        async for event in events:
+            if isinstance(event, AIMessage | LangGraphInterruptBatch):
+                return event
     raise GraphError("The graph finished without producing output.")  # pragma: no cover
 
 
-async def run_langgraph_stream(
+def run_langgraph_stream(
     request: GraphRequest,
     messages: Sequence[BaseMessage],
     registry: GraphRegistry,
     *,
     checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
     resume: InterruptResume | None = None,
-) -> AsyncIterator[RunEvent]:
+) -> AsyncGenerator[RunEvent, None]:
     """Run a graph with streaming: text chunks, custom events, then the result.
 
     The last event is the answer ``AIMessage`` or a
@@ -126,11 +149,11 @@ async def run_langgraph_stream(
         GraphError: Unusable graph output.
 
     """
-    async with RunSession(
-        request, messages, registry, checkpoint_scope=checkpoint_scope, resume=resume
-    ) as session:
-        batches = session.batches(stream=True)
-        async with contextlib.aclosing(batches):
-            async for batch in batches:
-                for event in batch:
-                    yield event
+    return _events(
+        request,
+        messages,
+        registry,
+        checkpoint_scope=checkpoint_scope,
+        resume=resume,
+        stream=True,
+    )
