@@ -163,10 +163,12 @@ async def clients(
 def app(monkeypatch: pytest.MonkeyPatch, clients: Clients) -> ModuleType:
     """The UI's Chainlit app, without a data layer, on in-process services."""
     module = importlib.import_module("lgos_chainlit.app")
+    chat_state = importlib.import_module("lgos_chainlit.chat_state")
     monkeypatch.setattr(chainlit.data, "_data_layer", None)
     monkeypatch.setattr(chainlit.data, "_data_layer_initialized", True)
     monkeypatch.setattr(module, "make_client", clients.lgos_client)
-    monkeypatch.setattr(module, "make_files_client", clients.files_client)
+    monkeypatch.setattr(chat_state, "make_client", clients.lgos_client)
+    monkeypatch.setattr(chat_state, "make_files_client", clients.files_client)
     monkeypatch.setattr(module, "RESUME_ASK_DELAY", 0.05)
     return module
 

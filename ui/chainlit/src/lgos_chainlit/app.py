@@ -1,5 +1,7 @@
 """The Chainlit chat UI for LGOS; it speaks to LGOS only through ``AsyncOpenAI``.
 
+One module: Chainlit's callbacks, which share the turn runner ``_stream``.
+
 Each LGOS graph (an OpenAI ``model``) is a chat profile. Starting a chat
 retrieves the selected model, says what it does, renders its runtime
 settings (plus a "Web search" switch for models offering ``web_search``) as
@@ -24,7 +26,6 @@ Run from the repository root (see ``ui/chainlit/README.md``)::
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,49 +35,39 @@ import chainlit as cl
 import openai
 from chainlit.config import APP_ROOT as CHAINLIT_APP_ROOT
 from chainlit.data import get_data_layer
-from chainlit.server import app as chainlit_server
-from chainlit.step import StepDict
 from chainlit.types import ThreadDict
 from openai import AsyncOpenAI
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
+import lgos_chainlit.login  # noqa: F401 - registers the login and its hint route
 from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.attachments import Attachment, upload_attachment
+from lgos_chainlit.chat_state import (
+    CLIENT_KEY,
+    FILES_KEY,
+    SESSION_KEY,
+    STATE_KEY,
+    files_client,
+    lgos_client,
+    save_chat,
+)
 from lgos_chainlit.file_display import reshow_files
 from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
-from lgos_chainlit.persistence import (
-    LgosDataLayer,
-    ensure_auth_secret,
-    resolve_database_url,
-)
-from lgos_chainlit.rendering import render_answered, render_question
+from lgos_chainlit.persistence import LgosDataLayer, resolve_database_url
+from lgos_chainlit.questions import ANSWER_ACTION, ask_next, record_answer
 from lgos_chainlit.session import (
     ChatSession,
     chat_profiles_for,
     first_model_id,
     load_session,
 )
-from lgos_chainlit.settings import get_settings, make_client, make_files_client
+from lgos_chainlit.settings import get_settings, make_client
 from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.view import ChainlitTurnView
 
 logger = logging.getLogger("lgos_chainlit")
 
-CLIENT_KEY = "lgos_client"
-FILES_KEY = "lgos_files_client"
-SESSION_KEY = "lgos_session"
-STATE_KEY = "lgos"
-"""The chat's saved state: the same key in ``cl.user_session`` and in the
-thread's metadata (Chainlit also writes the user session into the metadata
-when the browser disconnects, so the two must always agree)."""
-QUESTION_KEY = "lgos_question"
-ANSWER_ACTION = "lgos_answer"
-LOGIN_HINT_PATH = "/lgos/login-hint"
-DEFAULT_DEMO_PASSWORD = "demo"
 RESUME_ASK_DELAY = 0.5
 """Seconds between resuming a thread and asking its pending question again,
 so the question lands after the browser has redrawn the thread's history."""
@@ -93,12 +84,8 @@ if not app_root_is_configured(CHAINLIT_APP_ROOT):
         APP_ROOT,
     )
 
-# Chainlit checks the secret after loading this module.
-ensure_auth_secret(get_settings().data_dir)
-
-
 # --------------------------------------------------------------------------
-# Login and chat history
+# Chat history (the login is in lgos_chainlit.login)
 # --------------------------------------------------------------------------
 
 
@@ -115,65 +102,6 @@ async def create_tables() -> None:
     if isinstance(layer, LgosDataLayer):
         await layer.create_schema()
         logger.info("Chat history in %s", layer.engine.url.render_as_string())
-
-
-@cl.password_auth_callback
-async def login(username: str, password: str) -> cl.User | None:
-    """Accept the demo login (``DEMO_CHAINLIT_DEMO_USER``/``_PASSWORD``)."""
-    settings = get_settings()
-    user_ok = hmac.compare_digest(username.encode(), settings.demo_user.encode())
-    password_ok = hmac.compare_digest(
-        password.encode(), settings.demo_password.get_secret_value().encode()
-    )
-    if user_ok and password_ok:
-        return cl.User(identifier=settings.demo_user, metadata={"provider": "demo"})
-    return None
-
-
-async def login_hint(request: Request) -> JSONResponse:
-    """Tell the login page the demo login (read by ``public/login-hint.js``).
-
-    The password is shown only while it is the documented default.
-    """
-    settings = get_settings()
-    password = settings.demo_password.get_secret_value()
-    return JSONResponse(
-        {
-            "user": settings.demo_user,
-            "password": password if password == DEFAULT_DEMO_PASSWORD else None,
-        }
-    )
-
-
-# Chainlit serves its page for every unknown GET path: this route goes first.
-chainlit_server.router.routes.insert(
-    0, Route(LOGIN_HINT_PATH, login_hint, methods=["GET"])
-)
-
-
-async def _save(session: ChatSession) -> bool:
-    """Save the chat's state in the user session and the thread's metadata.
-
-    Returns:
-        Whether the database has it (a chat without history keeps it in the
-        browser session only).
-
-    """
-    state = session.to_state()
-    cl.user_session.set(STATE_KEY, state)
-    layer = get_data_layer()
-    if not isinstance(layer, LgosDataLayer):
-        return False
-    try:
-        await layer.put_thread_metadata(
-            cl.context.session.thread_id, {STATE_KEY: state}
-        )
-    except Exception:
-        logger.exception(
-            "Cannot save the chat state of thread %s", cl.context.session.thread_id
-        )
-        return False
-    return True
 
 
 # --------------------------------------------------------------------------
@@ -237,34 +165,18 @@ async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | Non
     return session
 
 
-def _client() -> AsyncOpenAI:
-    client = cl.user_session.get(CLIENT_KEY)
-    if client is None:
-        client = make_client(get_settings())
-        cl.user_session.set(CLIENT_KEY, client)
-    return client
-
-
-def _files_client() -> AsyncOpenAI:
-    client = cl.user_session.get(FILES_KEY)
-    if client is None:
-        client = make_files_client(get_settings())
-        cl.user_session.set(FILES_KEY, client)
-    return client
-
-
 async def _session() -> ChatSession | None:
     session: ChatSession | None = cl.user_session.get(SESSION_KEY)
     if session is None:
         # LGOS was unreachable when the chat started: try again now.
-        session = await _open_chat(_client(), welcome=False)
+        session = await _open_chat(lgos_client(), welcome=False)
     return session
 
 
 @cl.on_chat_start
 async def start_chat() -> None:
     """Say which model answers, and render its runtime settings."""
-    await _open_chat(_client(), welcome=True)
+    await _open_chat(lgos_client(), welcome=True)
 
 
 @cl.on_chat_resume
@@ -282,7 +194,7 @@ async def resume_chat(thread: ThreadDict) -> None:
     waiting task of an ended chat stops without a request or a message.
     """
     thread_id = thread.get("id")
-    session = await _open_chat(_client(), welcome=False)
+    session = await _open_chat(lgos_client(), welcome=False)
     if session is None:
         return
     pause = session.conversation.pending
@@ -290,8 +202,8 @@ async def resume_chat(thread: ThreadDict) -> None:
         # Answered, but the resume never finished here: ask again.
         pause.answers.clear()
         session.shown_question = None
-        await _save(session)
-    files = _files_client()
+        await save_chat(session)
+    files = files_client()
 
     def chat_ended() -> bool:
         # Chainlit keeps a disconnected session (no flag says so) until its
@@ -316,7 +228,7 @@ async def resume_chat(thread: ThreadDict) -> None:
                 return
             logger.exception("Showing the files of thread %s again failed", thread_id)
         if session.conversation.pending is not None and not chat_ended():
-            await _ask_next(session, reminder=True, history=thread)
+            await ask_next(session, reminder=True, history=thread)
 
     asyncio.create_task(  # noqa: RUF006 - short-lived, logs itself
         after_history(), name=AFTER_HISTORY_TASK
@@ -331,7 +243,7 @@ async def update_settings(values: dict[str, Any]) -> None:
         current = session.update_settings(values)
         logger.debug("Settings of %s: %s", session.model_id, current)
         if cl.context.session.has_first_interaction:
-            await _save(session)
+            await save_chat(session)
 
 
 # --------------------------------------------------------------------------
@@ -348,22 +260,22 @@ async def _stream(
     A turn the user stops is labelled as not kept; the conversation forgets
     it, and the saved state says so too.
     """
-    view = ChainlitTurnView(files=_files_client())
+    view = ChainlitTurnView(files=files_client())
     try:
         result = await run(view)
     except asyncio.CancelledError:
         logger.info("Turn of %s stopped by the user", session.model_id)
         await view.on_cancelled()
-        await _save(session)
+        await save_chat(session)
         raise
     pause = session.conversation.pending
     if pause is not None and result.retryable:
         # The resume did not reach LGOS (or the run was busy): ask again.
         pause.answers.clear()
     session.shown_question = None
-    await _save(session)
+    await save_chat(session)
     if pause is not None:
-        await _ask_next(session, reminder=not result.paused)
+        await ask_next(session, reminder=not result.paused)
 
 
 @cl.on_message
@@ -382,7 +294,7 @@ async def answer(message: cl.Message) -> None:
     attachments = await _upload(session, message)
     if attachments is None:
         return
-    client = _client()
+    client = lgos_client()
     await _stream(
         session,
         lambda view: session.conversation.ask(
@@ -423,7 +335,7 @@ async def _upload(session: ChatSession, message: cl.Message) -> list[Attachment]
             data = await asyncio.to_thread(Path(str(element.path)).read_bytes)
             attachments.append(
                 await upload_attachment(
-                    _files_client(),
+                    files_client(),
                     name,
                     data,
                     element.mime or "application/octet-stream",
@@ -472,109 +384,11 @@ async def end_chat() -> None:
 # --------------------------------------------------------------------------
 
 
-async def _clear_question() -> dict[str, Any] | None:
-    """Remove the buttons of the question on screen; return what it showed."""
-    shown = cl.user_session.get(QUESTION_KEY)
-    cl.user_session.set(QUESTION_KEY, None)
-    # A resumed thread's user session comes from its metadata, where the
-    # message was saved as null: only a live message has buttons to remove.
-    if not isinstance(shown, dict) or not isinstance(shown.get("message"), cl.Message):
-        return None
-    message: cl.Message = shown["message"]
-    await message.remove_actions()
-    message.actions = []
-    return shown
-
-
-async def _ask_next(
-    session: ChatSession, *, reminder: bool = False, history: ThreadDict | None = None
-) -> None:
-    """Show the first unanswered question of the pending pause.
-
-    The question message's ID is saved before it is shown. In a resumed
-    chat (``history`` given) whose question message is in the history, the
-    buttons go back on that message instead of a new one.
-    """
-    pause = session.conversation.pending
-    if pause is None:
-        return
-    question = pause.next_question()
-    if question is None:
-        return
-    await _clear_question()
-    actions = [
-        cl.Action(
-            name=ANSWER_ACTION,
-            label=choice,
-            tooltip=f"Answer “{choice}”",
-            payload={
-                "response_id": pause.response_id,
-                "call_id": question.call_id,
-                "answer": choice,
-            },
-        )
-        for choice in question.choices
-    ]
-    shown = session.shown_question
-    step = _history_step(history, shown, question.call_id)
-    content = render_question(
-        question.question,
-        position=pause.position(question.call_id),
-        total=len(pause.calls),
-        choices=question.choices,
-        accepts_text=question.accepts_text,
-        reminder=reminder and step is None,
-    )
-    if step is not None:
-        message = cl.Message(id=step.get("id"), content=content, actions=actions)
-        created = step.get("createdAt")
-        if created:
-            message.created_at = created
-        message.parent_id = step.get("parentId")
-        for action in actions:
-            await action.send(for_id=message.id)
-    else:
-        message = cl.Message(content=content, actions=actions)
-        session.shown_question = {"call_id": question.call_id, "message_id": message.id}
-        await _save(session)
-        await message.send()
-    cl.user_session.set(QUESTION_KEY, {"call_id": question.call_id, "message": message})
-
-
-def _history_step(
-    history: ThreadDict | None, shown: dict[str, str] | None, call_id: str
-) -> StepDict | None:
-    """Find the resumed thread's message that asked ``call_id``, if any."""
-    if history is None or shown is None or shown.get("call_id") != call_id:
-        return None
-    for step in history.get("steps", []):
-        if step.get("id") == shown.get("message_id"):
-            return step
-    return None
-
-
 async def _record(session: ChatSession, question: InterruptQuestion, text: str) -> None:
     """Keep one answer; resume once every question of the batch has one."""
-    pause = session.conversation.pending
-    if pause is None:
+    if not await record_answer(session, question, text):
         return
-    pause.record(question.call_id, text)
-    shown = await _clear_question()
-    session.shown_question = None
-    if shown is not None and shown["call_id"] == question.call_id:
-        message: cl.Message = shown["message"]
-        message.content = render_answered(
-            question.question,
-            text,
-            position=pause.position(question.call_id),
-            total=len(pause.calls),
-        )
-        await message.update()
-    await _save(session)
-    if not pause.complete:
-        await _ask_next(session)
-        return
-    client = _client()
+    client = lgos_client()
     await _stream(
         session,
         lambda view: session.conversation.resume(
@@ -598,7 +412,7 @@ async def _answer_by_text(session: ChatSession, text: str) -> None:
         await cl.Message(
             content=f"This question takes one of the answers offered: {choices}."
         ).send()
-        await _ask_next(session, reminder=True)
+        await ask_next(session, reminder=True)
         return
     await _record(session, question, answer)
 

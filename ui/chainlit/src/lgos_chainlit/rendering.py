@@ -1,5 +1,7 @@
 """Turn Responses output into the Markdown the chat shows. Pure functions only.
 
+One module: every Markdown the chat shows, sharing one set of escaping helpers.
+
 - **Answers** are the ``output_text`` parts of ``final_answer`` messages (or of
   messages without a ``phase``); commentary never reaches them.
 - **Citations**: each ``url_citation`` annotation becomes a link. A span that
