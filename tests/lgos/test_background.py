@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from dirty_equals import IsNow, IsStr
 from fastapi import FastAPI
+from inline_snapshot import Is, snapshot
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
@@ -36,6 +38,7 @@ from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from tests.contract.openapi import validate
 from tests.lgos.graphs import METADATA_LOGGER, metadata_graph
 from tests.lgos.interrupt_graphs import Counter, approval_graph
+from tests.matchers import an_id
 from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
@@ -136,23 +139,83 @@ async def poll(client: AsyncOpenAI, response_id: str, **kwargs: Any) -> Any:
 
 async def test_submit_poll_complete(env: tuple[Env, AsyncOpenAI]) -> None:
     state, client = env
-    queued = await client.responses.create(model="slow", input="hello", background=True)
-    assert (queued.status, queued.background) == ("queued", True)
-    assert queued.id.startswith("resp_lg_")
+    submitted = await client.responses.with_raw_response.create(
+        model="slow", input="hello", background=True
+    )
+    queued = submitted.parse()
+    assert queued.id == IsStr(regex=r"resp_lg_[0-9a-f]{32}_[0-9a-f]{32}")
+    assert submitted.http_response.json() == snapshot(
+        {
+            "id": Is(queued.id),
+            "object": "response",
+            "created_at": IsNow(unix_number=True),
+            "status": "queued",
+            "background": True,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": None,
+            "metadata": {},
+            "model": "slow",
+            "output": [],
+            "parallel_tool_calls": True,
+            "store": False,
+            "temperature": None,
+            "text": {"format": {"type": "text"}},
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": None,
+            "truncation": "disabled",
+        }
+    )
     await state.gate.entered.wait()
     running = await client._client.get(f"http://lgos/v1/responses/{queued.id}")
     assert running.json()["status"] == "in_progress"
     validate("Response", running.json())
     state.gate.release.set()
     done = await poll(client, queued.id)
-    assert (done.status, done.output_text, done.id) == (
-        "completed",
-        "Done: hello",
-        queued.id,
-    )
-    assert done.background is True
+    assert done.output_text == "Done: hello"
     raw = await client._client.get(f"http://lgos/v1/responses/{queued.id}")
     validate("Response", raw.json())
+    assert raw.json() == snapshot(
+        {
+            "id": Is(queued.id),
+            "object": "response",
+            "created_at": IsNow(unix_number=True),
+            "status": "completed",
+            "background": True,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": None,
+            "metadata": {},
+            "model": "slow",
+            "output": [
+                {
+                    "id": an_id("msg"),
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [
+                        {
+                            "type": "output_text",
+                            "text": "Done: hello",
+                            "annotations": [],
+                            "logprobs": [],
+                        }
+                    ],
+                    "phase": "final_answer",
+                }
+            ],
+            "parallel_tool_calls": True,
+            "store": False,
+            "temperature": None,
+            "text": {"format": {"type": "text"}},
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": None,
+            "truncation": "disabled",
+            "completed_at": IsNow(unix_number=True),
+        }
+    )
 
 
 async def test_store_true_is_accepted(env: tuple[Env, AsyncOpenAI]) -> None:

@@ -6,10 +6,13 @@ import json
 
 import httpx
 import pytest
+from dirty_equals import IsNow
+from inline_snapshot import Is, snapshot
 from openai import AsyncOpenAI
 
 from tests.contract.openapi import validate
 from tests.lgos.conftest import parse_sse
+from tests.matchers import an_id
 
 pytestmark = pytest.mark.anyio
 
@@ -33,8 +36,33 @@ async def test_completion(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
         )
     ).json()
     validate("CreateChatCompletionResponse", raw)
-    assert raw["choices"][0]["logprobs"] is None
-    assert raw["choices"][0]["message"]["refusal"] is None
+    assert raw == snapshot(
+        {
+            "id": an_id("chatcmpl"),
+            "object": "chat.completion",
+            "created": IsNow(unix_number=True),
+            "model": "echo",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": "Echo: x",
+                        "refusal": None,
+                    },
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": 1,
+                "completion_tokens": 2,
+                "total_tokens": 3,
+                "prompt_tokens_details": {"cached_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            },
+        }
+    )
 
 
 async def test_stream_with_and_without_usage(
@@ -62,9 +90,92 @@ async def test_stream_with_and_without_usage(
     payloads = [e["data"] for e in events[:-1]]
     for payload in payloads:
         validate("CreateChatCompletionStreamResponse", payload)
-    assert payloads[-1]["choices"] == []
-    assert payloads[-1]["usage"]["completion_tokens"] == 3
-    assert len({p["id"] for p in payloads}) == 1
+    completion_id = payloads[0]["id"]
+    assert completion_id == an_id("chatcmpl")
+    # One completion ID throughout; the usage chunk comes last, with no choices.
+    assert payloads == snapshot(
+        [
+            {
+                "id": Is(completion_id),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "echo",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant"},
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            },
+            {
+                "id": Is(completion_id),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "echo",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"content": "Echo: "},
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            },
+            {
+                "id": Is(completion_id),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "echo",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"content": "a "},
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            },
+            {
+                "id": Is(completion_id),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "echo",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"content": "b"},
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            },
+            {
+                "id": Is(completion_id),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "echo",
+                "choices": [
+                    {"index": 0, "delta": {}, "finish_reason": "stop", "logprobs": None}
+                ],
+            },
+            {
+                "id": Is(completion_id),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "echo",
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": 2,
+                    "completion_tokens": 3,
+                    "total_tokens": 5,
+                    "prompt_tokens_details": {"cached_tokens": 0},
+                    "completion_tokens_details": {"reasoning_tokens": 0},
+                },
+            },
+        ]
+    )
 
 
 async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -> None:
@@ -107,15 +218,66 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
     payloads = [e["data"] for e in parse_sse(reply.text)[:-1]]
     for payload in payloads:
         validate("CreateChatCompletionStreamResponse", payload)
-    assert payloads[-1]["choices"][0]["finish_reason"] == "tool_calls"
-    assert (
-        payloads[-2]["choices"][0]["delta"]["tool_calls"][0]["function"]["name"]
-        == "weather"
-    )
     # A reply of tool calls only carries no content at all (the role chunk
     # included), so clients that build text parts from content draw none.
-    assert payloads[0]["choices"][0]["delta"] == {"role": "assistant"}
-    assert not any("content" in p["choices"][0]["delta"] for p in payloads)
+    assert payloads == snapshot(
+        [
+            {
+                "id": an_id("chatcmpl"),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "tools",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant"},
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            },
+            {
+                "id": an_id("chatcmpl"),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "tools",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {
+                            "tool_calls": [
+                                {
+                                    "id": "call_1",
+                                    "type": "function",
+                                    "function": {
+                                        "name": "weather",
+                                        "arguments": '{"city":"Paris"}',
+                                    },
+                                    "index": 0,
+                                }
+                            ]
+                        },
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            },
+            {
+                "id": an_id("chatcmpl"),
+                "object": "chat.completion.chunk",
+                "created": IsNow(unix_number=True),
+                "model": "tools",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {},
+                        "finish_reason": "tool_calls",
+                        "logprobs": None,
+                    }
+                ],
+            },
+        ]
+    )
 
 
 async def test_same_text_through_both_routes(openai_client: AsyncOpenAI) -> None:
@@ -152,6 +314,14 @@ async def test_failure_mid_stream_sends_error(http: httpx.AsyncClient) -> None:
         },
     )
     events = parse_sse(reply.text)
-    assert events[-1]["data"]["error"]["type"] == "server_error"
-    assert events[-1]["data"]["error"]["code"] == "server_error"
     validate("ErrorResponse", events[-1]["data"])
+    assert events[-1]["data"] == snapshot(
+        {
+            "error": {
+                "message": "The graph run failed.",
+                "type": "server_error",
+                "param": None,
+                "code": "server_error",
+            }
+        }
+    )

@@ -5,9 +5,12 @@ from __future__ import annotations
 import httpx
 import openai
 import pytest
+from dirty_equals import IsStr
+from inline_snapshot import snapshot
 from openai import AsyncOpenAI
 
 from tests.contract.openapi import validate
+from tests.matchers import an_id
 
 pytestmark = pytest.mark.anyio
 
@@ -148,16 +151,38 @@ async def test_chat_rejects(http: httpx.AsyncClient, body, param) -> None:
 
 async def test_malformed_json(http: httpx.AsyncClient) -> None:
     for path in ("/v1/responses", "/v1/chat/completions"):
-        status, error = await _error(
+        cut_off = await _error(
             http,
             path,
             content=b'{"model": ',
             headers={"content-type": "application/json"},
         )
-        assert status == 400
-        assert error["type"] == "invalid_request_error"
-        status, error = await _error(http, path, json=["not", "an", "object"])
-        assert status == 400
+        not_an_object = await _error(http, path, json=["not", "an", "object"])
+        assert (cut_off, not_an_object) == snapshot(
+            (
+                (
+                    400,
+                    {
+                        # The JSON parser's words follow the colon.
+                        "message": IsStr(
+                            regex=r"The request body is not valid JSON: .+\."
+                        ),
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": "invalid_json",
+                    },
+                ),
+                (
+                    400,
+                    {
+                        "message": "The request body must be a JSON object.",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": "invalid_type",
+                    },
+                ),
+            )
+        ), path
 
 
 async def test_unknown_model_is_404(
@@ -320,13 +345,36 @@ def test_every_server_error_envelope_says_server_error() -> None:
         raise HTTPException(503, "Try again later.")
 
     client = TestClient(app, raise_server_exceptions=False)
-    for path, status in (("/crash", 500), ("/unavailable", 503)):
-        reply = client.get(path)
-        assert reply.status_code == status
+    replies = {path: client.get(path) for path in ("/crash", "/unavailable")}
+    for reply in replies.values():
         validate("ErrorResponse", reply.json())
-        error = reply.json()["error"]
-        assert (error["type"], error["code"]) == ("server_error", "server_error")
-        assert "internal detail" not in error["message"]
+    # No "internal detail" in the messages.
+    assert {path: (r.status_code, r.json()) for path, r in replies.items()} == snapshot(
+        {
+            "/crash": (
+                500,
+                {
+                    "error": {
+                        "message": "The server had an error processing the request.",
+                        "type": "server_error",
+                        "param": None,
+                        "code": "server_error",
+                    }
+                },
+            ),
+            "/unavailable": (
+                503,
+                {
+                    "error": {
+                        "message": "Try again later.",
+                        "type": "server_error",
+                        "param": None,
+                        "code": "server_error",
+                    }
+                },
+            ),
+        }
+    )
 
 
 def _scoped_client(resolver):
@@ -363,11 +411,22 @@ def test_a_scope_resolver_may_refuse_with_its_own_status() -> None:
         ),
     ):
         reply = client.post(path, json=body)
-        assert reply.status_code == 401, reply.text
         validate("ErrorResponse", reply.json())
-        assert reply.json()["error"]["message"] == "Sign in first."
+        assert (reply.status_code, reply.json()) == snapshot(
+            (
+                401,
+                {
+                    "error": {
+                        "message": "Sign in first.",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": None,
+                    }
+                },
+            )
+        ), path
         assert reply.headers["www-authenticate"] == "Bearer"
-        assert reply.headers["x-request-id"].startswith("req_")
+        assert reply.headers["x-request-id"] == an_id("req")
     ok = client.post(
         "/v1/responses", json={"model": "echo", "input": "x"}, headers={"x-tenant": "t"}
     )
@@ -383,11 +442,21 @@ def test_a_failing_scope_resolver_is_a_server_error(outcome: str) -> None:
 
     client = _scoped_client(broken)
     reply = client.post("/v1/responses", json={"model": "echo", "input": "x"})
-    assert reply.status_code == 500
     validate("ErrorResponse", reply.json())
-    error = reply.json()["error"]
-    assert error["message"] == "The checkpoint scope could not be resolved."
-    assert (error["type"], error["code"]) == ("server_error", "server_error")
+    # The same for both: no "secret detail" in the message.
+    assert (reply.status_code, reply.json()) == snapshot(
+        (
+            500,
+            {
+                "error": {
+                    "message": "The checkpoint scope could not be resolved.",
+                    "type": "server_error",
+                    "param": None,
+                    "code": "server_error",
+                }
+            },
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -482,23 +551,52 @@ async def test_a_query_asking_for_nothing_is_served(http: httpx.AsyncClient) -> 
 async def test_odd_requests_get_clean_messages(http: httpx.AsyncClient) -> None:
     # No pydantic class names; health ignores cache-busting query strings;
     # a wrong method says so; a query error does not offer null.
-    _, error = await _error(
-        http, "/v1/responses", json={"model": "echo", "input": "x", "text": "x"}
-    )
-    assert (
-        error["message"]
-        == "Invalid value for 'text': Input should be a valid dictionary."
-    )
     assert (await http.get("/v1/health?nocache=123")).status_code == 200
-    wrong = await http.delete("/v1/models")
-    assert (wrong.status_code, wrong.json()["error"]["code"]) == (
-        405,
-        "method_not_allowed",
-    )
-    query = (await http.get("/v1/responses/resp_1?stream=true")).json()["error"]
-    assert query["message"] == (
-        "Unsupported parameter: 'stream' (background Responses are polled, not "
-        "streamed). Omit it, or send stream=false."
+    replies = {
+        "text not an object": await http.post(
+            "/v1/responses", json={"model": "echo", "input": "x", "text": "x"}
+        ),
+        "wrong method": await http.delete("/v1/models"),
+        "stream query": await http.get("/v1/responses/resp_1?stream=true"),
+    }
+    for reply in replies.values():
+        validate("ErrorResponse", reply.json())
+    assert {name: (r.status_code, r.json()) for name, r in replies.items()} == snapshot(
+        {
+            "text not an object": (
+                400,
+                {
+                    "error": {
+                        "message": "Invalid value for 'text': Input should be a valid dictionary.",
+                        "type": "invalid_request_error",
+                        "param": "text",
+                        "code": "invalid_type",
+                    }
+                },
+            ),
+            "wrong method": (
+                405,
+                {
+                    "error": {
+                        "message": "Method Not Allowed",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": "method_not_allowed",
+                    }
+                },
+            ),
+            "stream query": (
+                400,
+                {
+                    "error": {
+                        "message": "Unsupported parameter: 'stream' (background Responses are polled, not streamed). Omit it, or send stream=false.",
+                        "type": "invalid_request_error",
+                        "param": "stream",
+                        "code": "unsupported_parameter",
+                    }
+                },
+            ),
+        }
     )
 
 

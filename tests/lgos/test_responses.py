@@ -6,29 +6,70 @@ import json
 
 import httpx
 import pytest
+from dirty_equals import IsNow, IsPartialDict
+from inline_snapshot import Is, snapshot
 from openai import AsyncOpenAI
 
 from tests.contract.openapi import validate
 from tests.lgos.conftest import parse_sse
+from tests.matchers import an_id
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_create_returns_completed_response(openai_client: AsyncOpenAI) -> None:
-    response = await openai_client.responses.create(
+    raw = await openai_client.responses.with_raw_response.create(
         model="echo", input="hello graph", store=False
     )
-    assert response.status == "completed"
-    assert response.output_text == "Echo: hello graph"
-    assert response.id.startswith("resp_")
-    message = response.output[0]
-    assert message.type == "message"
-    assert message.phase == "final_answer"
-    assert message.status == "completed"
-    assert response.store is False
+    assert raw.parse().output_text == "Echo: hello graph"
     # The offline model reports word counts; LGOS passes them through.
-    assert response.usage is not None
-    assert response.usage.output_tokens == 3
+    assert raw.http_response.json() == snapshot(
+        {
+            "id": an_id("resp"),
+            "object": "response",
+            "created_at": IsNow(unix_number=True),
+            "status": "completed",
+            "background": False,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": None,
+            "metadata": {},
+            "model": "echo",
+            "output": [
+                {
+                    "id": an_id("msg"),
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [
+                        {
+                            "type": "output_text",
+                            "text": "Echo: hello graph",
+                            "annotations": [],
+                            "logprobs": [],
+                        }
+                    ],
+                    "phase": "final_answer",
+                }
+            ],
+            "parallel_tool_calls": True,
+            "store": False,
+            "temperature": None,
+            "text": {"format": {"type": "text"}},
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": None,
+            "truncation": "disabled",
+            "completed_at": IsNow(unix_number=True),
+            "usage": {
+                "input_tokens": 2,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                "output_tokens": 3,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 5,
+            },
+        }
+    )
 
 
 async def test_response_json_validates_against_contract(
@@ -45,9 +86,55 @@ async def test_response_json_validates_against_contract(
     assert reply.status_code == 200
     data = reply.json()
     validate("Response", data)
-    assert data["instructions"] == "Be brief."
-    assert data["metadata"] == {"topic": "x"}
-    assert reply.headers["x-request-id"].startswith("req_")
+    assert data == snapshot(
+        {
+            "id": an_id("resp"),
+            "object": "response",
+            "created_at": IsNow(unix_number=True),
+            "status": "completed",
+            "background": False,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": "Be brief.",
+            "metadata": {"topic": "x"},
+            "model": "echo",
+            "output": [
+                {
+                    "id": an_id("msg"),
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [
+                        {
+                            "type": "output_text",
+                            "text": "Echo: contract",
+                            "annotations": [],
+                            "logprobs": [],
+                        }
+                    ],
+                    "phase": "final_answer",
+                }
+            ],
+            "parallel_tool_calls": True,
+            "store": False,
+            "temperature": None,
+            "text": {"format": {"type": "text"}},
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": None,
+            "truncation": "disabled",
+            "completed_at": IsNow(unix_number=True),
+            "usage": {
+                "input_tokens": 3,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                "output_tokens": 2,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 5,
+            },
+            "safety_identifier": "user-1",
+        }
+    )
+    assert reply.headers["x-request-id"] == an_id("req")
 
 
 async def test_instructions_reach_the_graph_as_system_message(
@@ -73,39 +160,160 @@ async def test_stream_emits_full_typed_lifecycle(http: httpx.AsyncClient) -> Non
     assert reply.status_code == 200
     assert reply.headers["content-type"].startswith("text/event-stream")
     events = parse_sse(reply.text)
-    types = [event["data"]["type"] for event in events]
     assert all(event["event"] == event["data"]["type"] for event in events)
-    assert types[:4] == [
-        "response.created",
-        "response.in_progress",
-        "response.output_item.added",
-        "response.content_part.added",
-    ]
-    assert types[-4:] == [
-        "response.output_text.done",
-        "response.content_part.done",
-        "response.output_item.done",
-        "response.completed",
-    ]
-    deltas = [
-        e["data"] for e in events if e["data"]["type"] == "response.output_text.delta"
-    ]
-    assert len(deltas) == 4  # "Echo: one two three", word by word
-    assert "".join(d["delta"] for d in deltas) == "Echo: one two three"
-    assert [e["data"]["sequence_number"] for e in events] == list(range(len(events)))
-    item_id = events[2]["data"]["item"]["id"]
-    assert {d["item_id"] for d in deltas} == {item_id}
-    assert {d["output_index"] for d in deltas} == {0}
-    response_ids = {
-        e["data"]["response"]["id"] for e in events if "response" in e["data"]
-    }
-    assert len(response_ids) == 1
-    final = events[-1]["data"]["response"]
-    assert final["status"] == "completed"
-    assert final["output"][0]["id"] == item_id
-    assert final["output"][0]["content"][0]["text"] == "Echo: one two three"
     for event in events:
         validate("ResponseStreamEvent", event["data"])
+    response_id = events[0]["data"]["response"]["id"]
+    item_id = events[2]["data"]["item"]["id"]
+    assert (response_id, item_id) == (an_id("resp"), an_id("msg"))
+    # "Echo: one two three", word by word, in one item of one Response.
+    assert [event["data"] for event in events] == snapshot(
+        [
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": IsPartialDict(
+                    id=Is(response_id), status="in_progress", output=[]
+                ),
+            },
+            {
+                "type": "response.in_progress",
+                "sequence_number": 1,
+                "response": IsPartialDict(
+                    id=Is(response_id), status="in_progress", output=[]
+                ),
+            },
+            {
+                "type": "response.output_item.added",
+                "sequence_number": 2,
+                "output_index": 0,
+                "item": {
+                    "id": Is(item_id),
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "in_progress",
+                    "content": [],
+                    "phase": "final_answer",
+                },
+            },
+            {
+                "type": "response.content_part.added",
+                "sequence_number": 3,
+                "part": {
+                    "type": "output_text",
+                    "text": "",
+                    "annotations": [],
+                    "logprobs": [],
+                },
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": 4,
+                "delta": "Echo: ",
+                "logprobs": [],
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": 5,
+                "delta": "one ",
+                "logprobs": [],
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": 6,
+                "delta": "two ",
+                "logprobs": [],
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": 7,
+                "delta": "three",
+                "logprobs": [],
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.output_text.done",
+                "sequence_number": 8,
+                "text": "Echo: one two three",
+                "logprobs": [],
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.content_part.done",
+                "sequence_number": 9,
+                "part": {
+                    "type": "output_text",
+                    "text": "Echo: one two three",
+                    "annotations": [],
+                    "logprobs": [],
+                },
+                "item_id": Is(item_id),
+                "output_index": 0,
+                "content_index": 0,
+            },
+            {
+                "type": "response.output_item.done",
+                "sequence_number": 10,
+                "output_index": 0,
+                "item": {
+                    "id": Is(item_id),
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [
+                        {
+                            "type": "output_text",
+                            "text": "Echo: one two three",
+                            "annotations": [],
+                            "logprobs": [],
+                        }
+                    ],
+                    "phase": "final_answer",
+                },
+            },
+            {
+                "type": "response.completed",
+                "sequence_number": 11,
+                "response": IsPartialDict(
+                    id=Is(response_id),
+                    status="completed",
+                    output=[
+                        {
+                            "id": Is(item_id),
+                            "type": "message",
+                            "role": "assistant",
+                            "status": "completed",
+                            "content": [
+                                {
+                                    "type": "output_text",
+                                    "text": "Echo: one two three",
+                                    "annotations": [],
+                                    "logprobs": [],
+                                }
+                            ],
+                            "phase": "final_answer",
+                        }
+                    ],
+                ),
+            },
+        ]
+    )
 
 
 async def test_sdk_stream_and_stream_helper(openai_client: AsyncOpenAI) -> None:
@@ -200,19 +408,92 @@ async def test_streamed_function_call_events(http: httpx.AsyncClient) -> None:
         json={"model": "tools", "input": "Weather?", "tools": tools, "stream": True},
     )
     events = [e["data"] for e in parse_sse(reply.text)]
-    types = [e["type"] for e in events]
-    assert types == [
-        "response.created",
-        "response.in_progress",
-        "response.output_item.added",
-        "response.function_call_arguments.delta",
-        "response.function_call_arguments.done",
-        "response.output_item.done",
-        "response.completed",
-    ]
-    assert events[3]["delta"] == '{"city":"Paris"}'
     for event in events:
         validate("ResponseStreamEvent", event)
+    assert events == snapshot(
+        [
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": IsPartialDict(
+                    status="in_progress",
+                    output=[],
+                    tools=[
+                        {
+                            "type": "function",
+                            "name": "weather",
+                            "description": None,
+                            "parameters": {"type": "object"},
+                            "strict": None,
+                        }
+                    ],
+                ),
+            },
+            {
+                "type": "response.in_progress",
+                "sequence_number": 1,
+                "response": IsPartialDict(status="in_progress", output=[]),
+            },
+            {
+                "type": "response.output_item.added",
+                "sequence_number": 2,
+                "output_index": 0,
+                "item": {
+                    "id": an_id("fc"),
+                    "type": "function_call",
+                    "status": "in_progress",
+                    "call_id": "call_1",
+                    "name": "weather",
+                    "arguments": "",
+                },
+            },
+            {
+                "type": "response.function_call_arguments.delta",
+                "sequence_number": 3,
+                "item_id": an_id("fc"),
+                "output_index": 0,
+                "delta": '{"city":"Paris"}',
+            },
+            {
+                "type": "response.function_call_arguments.done",
+                "sequence_number": 4,
+                "item_id": an_id("fc"),
+                "output_index": 0,
+                "name": "weather",
+                "arguments": '{"city":"Paris"}',
+            },
+            {
+                "type": "response.output_item.done",
+                "sequence_number": 5,
+                "output_index": 0,
+                "item": {
+                    "id": an_id("fc"),
+                    "type": "function_call",
+                    "status": "completed",
+                    "call_id": "call_1",
+                    "name": "weather",
+                    "arguments": '{"city":"Paris"}',
+                },
+            },
+            {
+                "type": "response.completed",
+                "sequence_number": 6,
+                "response": IsPartialDict(
+                    status="completed",
+                    output=[
+                        {
+                            "id": an_id("fc"),
+                            "type": "function_call",
+                            "status": "completed",
+                            "call_id": "call_1",
+                            "name": "weather",
+                            "arguments": '{"city":"Paris"}',
+                        }
+                    ],
+                ),
+            },
+        ]
+    )
 
 
 async def test_status_events_become_commentary(http: httpx.AsyncClient) -> None:
@@ -241,15 +522,62 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
         "/v1/responses", json={"model": "failing", "input": "boom", "stream": True}
     )
     events = [e["data"] for e in parse_sse(reply.text)]
-    assert events[-1]["type"] == "response.failed"
-    failed = events[-1]["response"]
-    assert failed["status"] == "failed"
-    assert failed["error"]["code"] == "server_error"
-    assert "secret" not in failed["error"]["message"]
-    assert failed["output"][0]["status"] == "incomplete"
-    assert failed["output"][0]["content"][0]["text"] == "Echo: boom"
     for event in events:
         validate("ResponseStreamEvent", event)
+    # The partial answer stays, marked incomplete; the message hides the cause.
+    assert events[-1] == snapshot(
+        {
+            "type": "response.failed",
+            "sequence_number": 9,
+            "response": {
+                "id": an_id("resp"),
+                "object": "response",
+                "created_at": IsNow(unix_number=True),
+                "status": "failed",
+                "background": False,
+                "error": {"code": "server_error", "message": "The graph run failed."},
+                "incomplete_details": None,
+                "instructions": None,
+                "metadata": {},
+                "model": "failing",
+                "output": [
+                    {
+                        "id": an_id("msg"),
+                        "type": "message",
+                        "role": "assistant",
+                        "status": "incomplete",
+                        "content": [
+                            {
+                                "type": "output_text",
+                                "text": "Echo: boom",
+                                "annotations": [],
+                                "logprobs": [],
+                            }
+                        ],
+                        "phase": "final_answer",
+                    }
+                ],
+                "parallel_tool_calls": True,
+                "store": False,
+                "temperature": None,
+                "text": {"format": {"type": "text"}},
+                "tool_choice": "auto",
+                "tools": [],
+                "top_p": None,
+                "truncation": "disabled",
+                "usage": {
+                    "input_tokens": 1,
+                    "input_tokens_details": {
+                        "cached_tokens": 0,
+                        "cache_write_tokens": 0,
+                    },
+                    "output_tokens": 2,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": 3,
+                },
+            },
+        }
+    )
 
 
 async def test_parity_mismatch_fails_the_stream(http: httpx.AsyncClient) -> None:
@@ -265,15 +593,21 @@ async def test_non_streaming_graph_failure_is_a_server_error(
     app, http: httpx.AsyncClient
 ) -> None:
     reply = await http.post("/v1/responses", json={"model": "failing", "input": "boom"})
-    assert reply.status_code == 500
-    error = reply.json()["error"]
-    assert (error["type"], error["code"], error["param"]) == (
-        "server_error",
-        "server_error",
-        None,
-    )
-    assert "secret" not in error["message"]
     validate("ErrorResponse", reply.json())
+    # The message hides the cause ("secret").
+    assert (reply.status_code, reply.json()) == snapshot(
+        (
+            500,
+            {
+                "error": {
+                    "message": "The graph run failed.",
+                    "type": "server_error",
+                    "param": None,
+                    "code": "server_error",
+                }
+            },
+        )
+    )
 
 
 async def test_graph_factory_is_served(openai_client: AsyncOpenAI) -> None:

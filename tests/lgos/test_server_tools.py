@@ -7,10 +7,12 @@ from typing import Any
 
 import httpx
 import pytest
+from inline_snapshot import Is, snapshot
 from openai import AsyncOpenAI
 
 from tests.contract.openapi import validate
 from tests.lgos.conftest import parse_sse
+from tests.matchers import an_id
 
 pytestmark = pytest.mark.anyio
 
@@ -30,31 +32,59 @@ async def test_calls_results_and_answer_in_one_response(
     assert reply.status_code == 200, reply.text
     data = reply.json()
     validate("Response", data)
-    kinds = [(item["type"], item["status"]) for item in data["output"]]
-    assert kinds == [
-        ("custom_tool_call", "completed"),
-        ("web_search_call", "completed"),
-        ("web_search_call", "completed"),
-        ("custom_tool_call_output", "completed"),
-        ("message", "completed"),
-    ]
-    call, output = data["output"][0], data["output"][3]
-    assert (call["name"], call["input"], output["call_id"]) == (
-        "lgos_package_version",
-        "pydantic",
-        call["call_id"],
-    )
-    assert output["output"] == version("pydantic")
-    assert [i["action"]["query"] for i in data["output"][1:3]] == [
-        "langgraph",
-        "openai",
-    ]
     # Backend payloads (result text, sources) stay private.
-    assert "sources" not in data["output"][1]["action"]
-    answer = data["output"][-1]["content"][0]["text"]
-    assert (
-        answer
-        == f"Found: {version('pydantic')}; Result for langgraph; Result for openai"
+    assert data["output"] == snapshot(
+        [
+            {
+                "id": an_id("ctc"),
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_v",
+                "name": "lgos_package_version",
+                "input": "pydantic",
+            },
+            {
+                "id": an_id("ws"),
+                "type": "web_search_call",
+                "status": "completed",
+                "action": {
+                    "type": "search",
+                    "query": "langgraph",
+                    "queries": ["langgraph"],
+                },
+            },
+            {
+                "id": an_id("ws"),
+                "type": "web_search_call",
+                "status": "completed",
+                "action": {"type": "search", "query": "openai", "queries": ["openai"]},
+            },
+            {
+                "id": an_id("ctco"),
+                "type": "custom_tool_call_output",
+                "status": "completed",
+                "call_id": "call_v",
+                "output": Is(version("pydantic")),
+            },
+            {
+                "id": an_id("msg"),
+                "type": "message",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": Is(
+                            f"Found: {version('pydantic')}; "
+                            "Result for langgraph; Result for openai"
+                        ),
+                        "annotations": [],
+                        "logprobs": [],
+                    }
+                ],
+                "phase": "final_answer",
+            },
+        ]
     )
 
 
@@ -65,17 +95,35 @@ async def test_streamed_server_tool_events(http: httpx.AsyncClient) -> None:
     events = [e["data"] for e in parse_sse(reply.text)]
     for event in events:
         validate("ResponseStreamEvent", event)
-    types = [e["type"] for e in events]
-    for expected in (
-        "response.custom_tool_call_input.delta",
-        "response.custom_tool_call_input.done",
-        "response.web_search_call.in_progress",
-        "response.web_search_call.searching",
-        "response.web_search_call.completed",
-    ):
-        assert types.count(expected) == 1, expected
-    assert types.index("response.web_search_call.completed") < types.index(
-        "response.output_text.delta"
+    # Each event's type and output item: the search completes before the answer.
+    sequence = [(e["type"], e.get("output_index")) for e in events]
+    assert sequence == snapshot(
+        [
+            ("response.created", None),
+            ("response.in_progress", None),
+            ("response.output_item.added", 0),
+            ("response.custom_tool_call_input.delta", 0),
+            ("response.custom_tool_call_input.done", 0),
+            ("response.output_item.done", 0),
+            ("response.output_item.added", 1),
+            ("response.web_search_call.in_progress", 1),
+            ("response.web_search_call.searching", 1),
+            ("response.output_item.added", 2),
+            ("response.output_item.done", 2),
+            ("response.web_search_call.completed", 1),
+            ("response.output_item.done", 1),
+            ("response.output_item.added", 3),
+            ("response.content_part.added", 3),
+            ("response.output_text.delta", 3),
+            ("response.output_text.delta", 3),
+            ("response.output_text.delta", 3),
+            ("response.output_text.delta", 3),
+            ("response.output_text.delta", 3),
+            ("response.output_text.done", 3),
+            ("response.content_part.done", 3),
+            ("response.output_item.done", 3),
+            ("response.completed", None),
+        ]
     )
     delta = next(
         e for e in events if e["type"] == "response.custom_tool_call_input.delta"
