@@ -6,7 +6,6 @@ in-memory background engine.
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import httpx
@@ -15,6 +14,7 @@ from fastapi import FastAPI
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from openai import AsyncOpenAI
+from openai.types.responses import Response
 
 from langgraph_openai_serve import LanggraphOpenaiServe
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
@@ -23,6 +23,7 @@ from langgraph_openai_serve.server import ServerResources
 from lgos_demo_api.registry import create_registry
 from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -71,11 +72,14 @@ async def test_plan_in_the_foreground_research_in_the_background(
             background=True,
         )
         assert queued.status == "queued"
-        for _ in range(1000):
+
+        async def finished() -> Response | None:
             report = await client.responses.retrieve(queued.id)
-            if report.status not in {"queued", "in_progress"}:
-                break
-            await asyncio.sleep(0.02)
+            return report if report.status not in {"queued", "in_progress"} else None
+
+        report = await eventually(
+            finished, timeout=30, interval=0.02, message="the research to finish"
+        )
         assert report.status == "completed", report.error
         raw = (await http.get(f"http://lgos/v1/responses/{queued.id}")).json()
         validate("Response", raw)
