@@ -141,7 +141,7 @@ async def test_the_channel_hands_over_bursts_and_holds_back_a_fast_graph() -> No
             await channel.put(item)
 
     producer = asyncio.create_task(produce())
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0.01)  # a window in which the producer must block
     assert not producer.done()  # waits: two parts are waiting already
     assert list(await channel.take()) == [0, 1]
     await asyncio.sleep(0.01)

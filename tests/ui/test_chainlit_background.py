@@ -26,6 +26,7 @@ from lgos_chainlit.responses_request import build_request
 from lgos_chainlit.session import BACKGROUND_SETTING, ChatSession
 from lgos_chainlit.turn_listener import TurnListener
 from lgos_chainlit.view import background_title
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -147,7 +148,10 @@ async def test_background_turn_polls_until_completed(
 
     async def release() -> None:
         await gate.entered.wait()
-        await asyncio.sleep(0.1)
+        # Released once the poller has seen the run in progress.
+        await eventually(
+            lambda: any(status == "in_progress" for _, status, _ in listener.polls)
+        )
         gate.release.set()
 
     releaser = asyncio.create_task(release())
@@ -184,10 +188,10 @@ async def test_stopping_a_background_turn_cancels_the_response(
     with pytest.raises(asyncio.CancelledError):
         await task
     response_id = listener.polls[0][0]
-    for _ in range(200):
+
+    async def cancelled() -> bool:
         response = await client.responses.retrieve(response_id)
-        if response.status == "cancelled":
-            break
-        await asyncio.sleep(0.01)
-    assert response.status == "cancelled"
+        return response.status == "cancelled"
+
+    assert await eventually(cancelled, message="the Response to be cancelled")
     assert conversation.items == []

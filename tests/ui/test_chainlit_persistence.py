@@ -422,7 +422,7 @@ async def test_state_waits_for_chainlit_to_create_the_thread(
     thread_id = str(uuid.uuid4())
 
     async def chainlit_creates_thread_later() -> None:
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the point: the thread arrives after the state
         await layer.update_thread(thread_id, name="late", user_id=user.id)
 
     creator = asyncio.create_task(chainlit_creates_thread_later())
