@@ -189,3 +189,17 @@ def test_config_adds_the_handler_beside_every_callback_shape(
         assert metadata["langfuse_session_id"] == SESSION
         assert metadata["langfuse_trace_name"] == "echo"
         assert metadata["lgos.user"] == USER
+
+
+@pytest.mark.parametrize("toggle", [True, False])
+def test_the_server_installs_langfuse_as_the_toggle_says(
+    langfuse_env: None, monkeypatch: pytest.MonkeyPatch, toggle: bool
+) -> None:
+    """The graph layer never imports Langfuse: ``lgos serve`` injects it."""
+    from langgraph_openai_serve.server.app import create_app
+    from langgraph_openai_serve.server.settings import ServerSettings
+
+    monkeypatch.setenv("LGOS_ENABLE_LANGFUSE", str(toggle))
+    create_app(lambda resources: echo_registry(None), settings=ServerSettings())
+    installed = run_config.run_tracing()
+    assert installed is (lgos_langfuse.LANGFUSE_TRACING if toggle else None)
