@@ -545,3 +545,23 @@ async def test_a_route_served_without_the_middleware_still_names_the_request() -
         assert request_id.startswith("req_") and len(request_id) == 36
         await eventually(lambda: seen, message="the background run's graph")
     assert [m["lgos.request_id"] for m in seen] == [request_id]
+
+
+async def test_a_background_resume_of_a_model_without_pauses_is_refused_at_once(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    """As in the foreground: 400 ``previous_response_id``, not a failed run later."""
+    _, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    [call] = [item for item in paused.output if item.type == "function_call"]
+    with pytest.raises(openai.BadRequestError) as raised:
+        await client.responses.create(
+            model="slow",
+            background=True,
+            previous_response_id=paused.id,
+            input=[
+                {"type": "function_call_output", "call_id": call.call_id, "output": "ok"}
+            ],
+        )
+    assert raised.value.param == "previous_response_id"
+    assert "only resumes a paused interrupt run" in raised.value.message

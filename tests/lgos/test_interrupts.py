@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import re
 import uuid
@@ -13,6 +14,7 @@ from typing import Any
 
 import httpx
 import openai
+import orjson
 import pytest
 from fastapi import FastAPI
 from langgraph.checkpoint.memory import InMemorySaver
@@ -26,7 +28,7 @@ from langgraph_openai_serve.graph.interrupt import (
     delete_expired_interrupt_runs,
 )
 from tests.contract.openapi import validate
-from tests.lgos.asgi import call_asgi
+from tests.lgos.asgi import call_asgi, post_scope
 from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
 
@@ -649,3 +651,43 @@ async def test_a_lease_lost_between_checks_is_caught_before_the_write() -> None:
             input=answers(calls_of(paused), "ok"),
         )
         assert done.output_text == "Decision: ok"
+
+
+async def test_a_client_gone_before_the_stream_starts_frees_the_run(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    """The run is released even when its event stream never started.
+
+    The client leaves while the response head is still being sent, so the
+    stream's body is never iterated; the lease must not wait for garbage
+    collection (a retry would get ``run_busy`` until then).
+    """
+    state, client = env
+    paused = await client.responses.create(model="approval", input="x")
+    body = {
+        "model": "approval",
+        "previous_response_id": paused.id,
+        "stream": True,
+        "input": answers(calls_of(paused), "approve"),
+    }
+    raw = orjson.dumps(body)
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    async def slow_send(message: dict[str, Any]) -> None:
+        await asyncio.sleep(0.05)  # the head is slow to go out: the client leaves
+
+    gc.disable()  # no finalizer may do the release for the server
+    try:
+        await state.app(post_scope("/v1/responses"), receive, slow_send)
+        assert state.coordinator.held == frozenset()
+    finally:
+        gc.enable()
+    resumed = await client.responses.create(**{**body, "stream": False})
+    assert resumed.status == "completed"

@@ -22,19 +22,19 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from langgraph_openai_serve.api.failures import (
+    RUN_LEASE_LOST,
+    failure_message,
+    run_error,
+)
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import sse_response
 from langgraph_openai_serve.errors import (
-    SERVER_ERROR,
-    GraphError,
-    InvalidRequestError,
     OpenAIHTTPException,
     ServerError,
 )
 from langgraph_openai_serve.graph.coordinator import (
     LeaseLostError,
-    LeasesExhaustedError,
-    RunBusyError,
 )
 from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.ids import new_id
@@ -44,16 +44,7 @@ from langgraph_openai_serve.request_context import (
     current_request_id,
 )
 
-__all__ = [
-    "RUN_LEASE_LOST",
-    "HttpRun",
-    "failure_code",
-    "failure_message",
-    "request_id_headers",
-    "resolve_scope",
-    "run_error",
-    "start_run",
-]
+__all__ = ["HttpRun", "request_id_headers", "resolve_scope", "start_run"]
 
 logger = logging.getLogger(__name__)
 
@@ -91,27 +82,6 @@ async def resolve_scope(http_request: Request) -> str:
         logger.error("The checkpoint scope resolver returned %r", scope)
         raise ServerError("The checkpoint scope could not be resolved.")
     return scope
-
-
-def failure_message(exc: BaseException) -> str:
-    """Client-safe text for a failed run: LGOS's own messages, else a generic one.
-
-    Exceptions raised by graph code may carry internal details, so only
-    messages LGOS wrote reach the client: :class:`GraphError` and
-    :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError`.
-    """
-    if isinstance(exc, GraphError | LeaseLostError):
-        return str(exc)
-    return "The graph run failed."
-
-
-RUN_LEASE_LOST = "run_lease_lost"
-"""The error ``code`` of a run stopped because its lease was lost (HTTP 503)."""
-
-
-def failure_code(exc: BaseException) -> str:
-    """Return a failed run's error ``code``: ``run_lease_lost`` or ``server_error``."""
-    return RUN_LEASE_LOST if isinstance(exc, LeaseLostError) else SERVER_ERROR
 
 
 CLIENT_CLOSED_REQUEST = 499
@@ -153,27 +123,6 @@ async def _unless_client_leaves(request: Request, work: Awaitable[T]) -> T:
         if deadline.expired():  # not a TimeoutError the graph raised
             raise ClientLeft from None
         raise
-
-
-def run_error(exc: Exception) -> OpenAIHTTPException | None:
-    """Map a neutral lease error to its OpenAI error, or return None.
-
-    - :class:`RunBusyError`: 409 ``run_busy``;
-    - :class:`LeasesExhaustedError`: 503 ``leases_exhausted``.
-    """
-    if isinstance(exc, RunBusyError):
-        return InvalidRequestError(
-            "Another request is running this operation; retry later.",
-            code="run_busy",
-            status_code=409,
-        )
-    if isinstance(exc, LeasesExhaustedError):
-        return ServerError(
-            "This server runs as many interrupt runs as it can; retry shortly.",
-            code="leases_exhausted",
-            status_code=503,
-        )
-    return None
 
 
 def request_id_headers() -> tuple[str, dict[str, str]]:
@@ -240,7 +189,9 @@ class HttpRun:
         """Answer with the event stream ``chunks`` encodes from the run.
 
         The run is released when the stream ends, fails, or the client
-        disconnects (which closes ``chunks``).
+        disconnects (which closes ``chunks``), and at the latest when the
+        response is over: a client gone before the stream started never
+        iterates ``chunks`` at all.
         """
         session = self.session
 
@@ -251,7 +202,7 @@ class HttpRun:
             finally:
                 await session.release()
 
-        response = sse_response(body())
+        response = sse_response(body(), on_close=session.release)
         response.headers.update(self.headers)
         return response
 

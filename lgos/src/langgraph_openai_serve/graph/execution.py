@@ -69,7 +69,8 @@ RunEvent = (
     | AIMessage
     | LangGraphInterruptBatch
 )
-"""What :func:`stream_run` yields: text chunks and LangGraph
+"""What a run hands out (:meth:`~.session.RunSession.batches`,
+:func:`stream_run`): text chunks and LangGraph
 ``CustomStreamPart`` dicts (``{"type": "custom", "ns": (...), "data": ...}``)
 while streaming; server-tool calls and results when the request selected
 server tools; then exactly one result: the answer ``AIMessage`` or, for a
@@ -85,6 +86,12 @@ async def stream_run(
     run: PreparedRun, *, stream: bool
 ) -> AsyncGenerator[RunEvent, None]:
     """Execute a prepared run and yield its events.
+
+    The building block under :class:`~.session.RunSession`: used directly
+    (inside :func:`~.prepare.prepare_run`'s context), the result arrives
+    while the run is still held, so a resume sent on receiving a pause would
+    meet ``RunBusyError``. Prefer the session or ``run_langgraph_stream``,
+    which hand the result out after the release.
 
     With ``stream=False`` only root ``values`` are requested, as LangGraph's
     ``ainvoke()`` does, and the only event is the result. With ``stream=True``

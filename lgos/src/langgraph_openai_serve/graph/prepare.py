@@ -67,7 +67,9 @@ class Disposition(Enum):
     A first request cleans up unless it hands out a batch; a resume keeps the
     pause it answers until it hands out a new batch or the graph finishes, so
     a resume cut off by a disconnect, a cancellation or a failure leaves the
-    pause resumable, as a crash does (beyond seed 000's best-effort cleanup).
+    pause resumable, as a crash does (more than the best-effort clean-up the
+    specification asks for). The run's execution
+    (:func:`~.execution.stream_run_batches`) sets it as it goes.
     """
 
     UNTOUCHED = "untouched"  # nothing executed: leave state as it is
@@ -204,9 +206,11 @@ async def prepare_run(
     For a graph declaring ``GraphFeature.INTERRUPTS`` the context holds the
     run's coordinator lease for its whole life, reads the checkpoint, checks
     a ``resume`` against the durable pending batch, and on exit deletes the
-    checkpoint thread unless an interrupt batch was handed out (terminal
-    completion, failure and cancellation all clean up; cleanup is shielded
-    and never replaces the original error).
+    checkpoint thread as the run's :class:`Disposition` says: a first
+    request's thread unless it handed out a batch; a resume's only once its
+    graph finished (a resume cut off by a failure or a cancellation keeps the
+    pause it answered). Clean-up is shielded and never replaces the original
+    error.
 
     Args:
         request: The normalized request; ``request.model`` selects the graph.

@@ -18,7 +18,7 @@ import orjson
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
-from langgraph_openai_serve.api.runs import failure_code, failure_message
+from langgraph_openai_serve.api.failures import failure_code, failure_message
 from langgraph_openai_serve.api.sse import data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope

@@ -18,6 +18,7 @@ from langgraph_openai_serve.api.common import check_metadata, check_stream_optio
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.input_items import input_messages
 from langgraph_openai_serve.api.responses.interrupts import (
+    NOT_A_PAUSE,
     RUN_ID_METADATA_KEY,
     decode_resume,
     interrupt_response_id,
@@ -173,7 +174,8 @@ def decode_response_request(
         InvalidRequestError: Unknown model (404), values outside the served
             subset (``store=true`` in the foreground), metadata over OpenAI's
             limits, tool or file-input errors, unmatched tool exchanges, an
-            invalid ``metadata.lgos_run_id``, or a malformed resume.
+            invalid ``metadata.lgos_run_id``, a malformed resume, or a resume
+            of a model that never pauses (``previous_response_id``).
 
     """
     check_stream_options(request.stream, request.stream_options)
@@ -203,6 +205,8 @@ def decode_response_request(
     else:
         messages = input_messages(request)
     config = config or registry.get_graph(request.model)
+    if resume is not None and not config.supports(GraphFeature.INTERRUPTS):
+        raise InvalidRequestError(NOT_A_PAUSE, param="previous_response_id")
     check_tools(config, graph_request, [_tool_name(t) for t in request.tools or ()])
     check_file_inputs(config, request.model, messages)
     run_id = caller_run_id or run_id

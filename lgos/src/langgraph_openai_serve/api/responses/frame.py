@@ -24,7 +24,11 @@ class ResponseFrame:
 
     Attributes:
         request: The decoded request, echoed in the Response.
-        response_id: ``resp_…``.
+        response_id: ``resp_…`` (``resp_lg_…`` for interrupt and background
+            runs).
+        nonce: The Response nonce of an interrupt run, bound into its call
+            IDs (see :mod:`~langgraph_openai_serve.api.responses.interrupts`).
+        background: Whether this is a background Response.
         created_at: Unix seconds.
         output: Output items so far, in ``output_index`` order.
 
@@ -33,7 +37,6 @@ class ResponseFrame:
     request: ResponseCreateRequest
     response_id: str = field(default_factory=lambda: new_id("resp"))
     nonce: str = ""
-    """The Response nonce of an interrupt run (see ``api.responses.interrupts``)."""
     background: bool = False
     created_at: int = field(default_factory=lambda: int(time.time()))
     output: list[dict[str, Any]] = field(default_factory=list)

@@ -4,7 +4,8 @@
 :class:`BackgroundJob` to the configured :class:`BackgroundBackend` and returns
 the queued Response at once. The engine's worker calls
 :func:`execute_background_job`, which runs the foreground non-streaming path,
-so interrupts and output rendering behave exactly as in the foreground.
+so interrupts and output rendering behave as in the foreground; request
+errors found only once the job runs become a ``failed`` Response.
 ``GET /v1/responses/{id}`` and ``POST /v1/responses/{id}/cancel`` read and
 cancel background runs only.
 
@@ -28,6 +29,7 @@ import orjson
 from anyio import CancelScope, Event, create_task_group, move_on_after
 from anyio.abc import TaskGroup
 
+from langgraph_openai_serve.api.failures import failure_message, run_error
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
@@ -36,7 +38,6 @@ from langgraph_openai_serve.api.responses.interrupts import (
     resume_errors,
 )
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
-from langgraph_openai_serve.api.runs import failure_message, run_error
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.request_context import current_request_id, log_context
