@@ -1,5 +1,8 @@
 """Throughput figures: floors, non-streaming requests, streaming, cost of work.
 
+One module: every figure and the call it times sit together, so that the
+groups measure alike and stay comparable.
+
 Each group is an ``async`` function of a :class:`Bench` returning plain JSON
 data; rates are requests per second, latencies milliseconds.
 """

@@ -18,6 +18,13 @@ SOURCE_ROOTS = (
     ROOT / "demo" / "files" / "src",
     ROOT / "ui" / "chainlit" / "src",
 )
+PACKAGES = (
+    *sorted(
+        p for r in SOURCE_ROOTS for p in r.iterdir() if (p / "__init__.py").exists()
+    ),
+    ROOT / "bench",
+)
+"""Every first-party package directory: the source packages and the benchmarks."""
 
 ModuleGraph = dict[str, set[str]]
 """Module name → the first-party modules it imports."""
@@ -71,12 +78,15 @@ def _resolve(name: str, modules: Mapping[str, object]) -> str | None:
     return None
 
 
-def build_graph(roots: Iterable[Path] = SOURCE_ROOTS) -> ModuleGraph:
-    """Return the first-party import graph of every ``*.py`` under ``roots``."""
+def build_graph(packages: Iterable[Path] = PACKAGES) -> ModuleGraph:
+    """Return the first-party import graph of every ``*.py`` in ``packages``."""
     sources: dict[str, tuple[Path, bool]] = {}
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            sources[_module_name(root, path)] = (path, path.name == "__init__.py")
+    for package in packages:
+        for path in sorted(package.rglob("*.py")):
+            sources[_module_name(package.parent, path)] = (
+                path,
+                path.name == "__init__.py",
+            )
     graph: ModuleGraph = {}
     for module, (path, is_package) in sources.items():
         tree = ast.parse(path.read_text(), filename=str(path))

@@ -56,9 +56,14 @@ def test_no_import_cycle_in_the_repository() -> None:
 
 
 def _copy_lgos(tmp_path: Path) -> Path:
+    """Copy the LGOS source root; return the copy's root (holding the package)."""
     target = tmp_path / "src"
     shutil.copytree(SOURCE_ROOTS[0], target)
     return target
+
+
+def _graph_of(root: Path):
+    return build_graph([root / PACKAGE])
 
 
 def test_a_planted_upward_import_inside_a_function_is_caught(tmp_path: Path) -> None:
@@ -69,7 +74,7 @@ def test_a_planted_upward_import_inside_a_function_is_caught(tmp_path: Path) -> 
         + "\n\ndef _planted() -> None:\n"
         + "    from langgraph_openai_serve.api import sse  # noqa: F401\n"
     )
-    violations = layer_violations(build_graph([root]), LAYERS, package=PACKAGE)
+    violations = layer_violations(_graph_of(root), LAYERS, package=PACKAGE)
     assert f"{PACKAGE}.graph.runner -> {PACKAGE}.api.sse" in violations
 
 
@@ -79,7 +84,7 @@ def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
     errors.write_text(errors.read_text() + "\nfrom . import settings  # noqa\n")
     settings = root / PACKAGE / "settings.py"
     settings.write_text(settings.read_text() + "\nfrom . import errors  # noqa\n")
-    assert [f"{PACKAGE}.errors", f"{PACKAGE}.settings"] in cycles(build_graph([root]))
+    assert [f"{PACKAGE}.errors", f"{PACKAGE}.settings"] in cycles(_graph_of(root))
 
 
 def test_type_checking_imports_are_not_dependencies(tmp_path: Path) -> None:
@@ -90,4 +95,4 @@ def test_type_checking_imports_are_not_dependencies(tmp_path: Path) -> None:
         + "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
         + "    from langgraph_openai_serve.api import sse  # noqa: F401\n"
     )
-    assert f"{PACKAGE}.api.sse" not in build_graph([root])[f"{PACKAGE}.errors"]
+    assert f"{PACKAGE}.api.sse" not in _graph_of(root)[f"{PACKAGE}.errors"]
