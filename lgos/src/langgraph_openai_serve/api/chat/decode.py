@@ -1,7 +1,15 @@
-"""Decode a Chat Completions request into a GraphRequest and LangChain messages."""
+"""Decode a Chat Completions request: the neutral request, the messages, the frame.
+
+:func:`decode_chat_request` is the whole decode stage of ``POST
+/chat/completions``: it looks up the model's :class:`GraphConfig` once
+(refusing interrupt models, which only the Responses API can resume), checks
+the request against the served subset, turns ``messages`` into LangChain
+messages, and checks tools and file inputs against the graph.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import (
@@ -10,6 +18,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from langgraph_openai_serve.api.chat.frame import ChatFrame
 from langgraph_openai_serve.api.chat.request import (
     AssistantMessageParam,
     ChatCompletionRequest,
@@ -29,15 +38,19 @@ from langgraph_openai_serve.api.messages import (
     file_block,
     parse_arguments,
 )
+from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
 from langgraph_openai_serve.errors import InvalidRequestError
+from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
     GraphRequest,
     NamedFunctionToolChoice,
     ToolChoice,
 )
+from langgraph_openai_serve.graph.session import RunSession
 
-__all__ = ["decode_chat_request"]
+__all__ = ["ChatPlan", "decode_chat_request"]
 
 
 def _content(content: str | list[Any] | None) -> str | list[str | dict[str, Any]]:
@@ -104,20 +117,60 @@ def _tool_choice(request: ChatCompletionRequest) -> ToolChoice:
     return NamedFunctionToolChoice(choice.function.name)
 
 
-def decode_chat_request(
-    request: ChatCompletionRequest,
-) -> tuple[GraphRequest, list[BaseMessage]]:
-    """Normalize one Chat Completions request for graph execution.
+@dataclass(frozen=True, slots=True)
+class ChatPlan:
+    """A decoded Chat Completions request, ready to run and encode.
 
-    Returns:
-        The protocol-neutral request and the messages as LangChain messages.
-
-    Raises:
-        InvalidRequestError: Metadata over OpenAI's limits, unmatched tool
-            exchanges, duplicate tool names, or a ``tool_choice`` naming an
-            undeclared function.
+    Attributes:
+        graph_request: The protocol-neutral request.
+        messages: The conversation as LangChain messages.
+        config: The model's registered graph, looked up once.
+        frame: The completion's identity (ID, creation time, usage chunk).
 
     """
+
+    graph_request: GraphRequest
+    messages: list[BaseMessage]
+    config: GraphConfig
+    frame: ChatFrame
+
+    def session(
+        self, registry: GraphRegistry, *, checkpoint_scope: str, request_id: str | None
+    ) -> RunSession:
+        """Return the (unprepared) :class:`RunSession` of this request."""
+        return RunSession(
+            self.graph_request,
+            self.messages,
+            registry,
+            config=self.config,
+            checkpoint_scope=checkpoint_scope,
+            request_id=request_id,
+        )
+
+
+def decode_chat_request(
+    request: ChatCompletionRequest, registry: GraphRegistry
+) -> ChatPlan:
+    """Decode one Chat Completions request for a run.
+
+    Returns:
+        The :class:`ChatPlan`.
+
+    Raises:
+        InvalidRequestError: Unknown model (404), a model that pauses for
+            interrupts (``model``), ``store=true``, metadata over OpenAI's
+            limits, unmatched tool exchanges, duplicate tool names, a
+            ``tool_choice`` naming an undeclared function, or tool and
+            file-input errors.
+
+    """
+    config = registry.get_graph(request.model)
+    if config.supports(GraphFeature.INTERRUPTS):
+        raise InvalidRequestError(
+            f"The model '{request.model}' pauses for human input, which only the "
+            "Responses API (/v1/responses) supports.",
+            param="model",
+        )
     check_stream_options(request.stream, request.stream_options)
     if request.store:
         raise InvalidRequestError(
@@ -147,4 +200,14 @@ def decode_chat_request(
         tool_choice=_tool_choice(request),
         parallel_tool_calls=request.parallel_tool_calls,
     )
-    return graph_request, messages
+    check_tools(
+        config, graph_request, [tool.function.name for tool in request.tools or ()]
+    )
+    check_file_inputs(config, request.model, messages)
+    frame = ChatFrame(
+        model=request.model,
+        include_usage=bool(
+            request.stream_options and request.stream_options.include_usage
+        ),
+    )
+    return ChatPlan(graph_request, messages, config, frame)

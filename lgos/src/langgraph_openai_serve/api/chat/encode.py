@@ -9,36 +9,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
+from langgraph_openai_serve.api.chat.frame import ChatFrame
 from langgraph_openai_serve.api.failures import failure_code, failure_message
 from langgraph_openai_serve.api.sse import data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
 from langgraph_openai_serve.graph.execution import TextChunk, TextParity
 from langgraph_openai_serve.graph.session import RunSession
-from langgraph_openai_serve.ids import new_id
 
-__all__ = ["ChatFrame", "collect_chat_completion", "stream_chat_completion"]
+__all__ = ["collect_chat_completion", "stream_chat_completion"]
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class ChatFrame:
-    """Identity shared by a completion and all of its chunks."""
-
-    model: str
-    include_usage: bool = False
-    completion_id: str = field(default_factory=lambda: new_id("chatcmpl"))
-    created: int = field(default_factory=lambda: int(time.time()))
 
 
 _FINISH_REASONS = {"max_output_tokens": "length", "content_filter": "content_filter"}
