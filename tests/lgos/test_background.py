@@ -560,7 +560,11 @@ async def test_a_background_resume_of_a_model_without_pauses_is_refused_at_once(
             background=True,
             previous_response_id=paused.id,
             input=[
-                {"type": "function_call_output", "call_id": call.call_id, "output": "ok"}
+                {
+                    "type": "function_call_output",
+                    "call_id": call.call_id,
+                    "output": "ok",
+                }
             ],
         )
     assert raised.value.param == "previous_response_id"
