@@ -18,10 +18,18 @@ import orjson
 import pytest
 from fastapi import FastAPI
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_stream_writer
+from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import Command
 from openai import AsyncOpenAI
 
-from langgraph_openai_serve import LanggraphOpenaiServe
+from langgraph_openai_serve import (
+    GraphConfig,
+    GraphFeature,
+    GraphRegistry,
+    LanggraphOpenaiServe,
+    status_event,
+)
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator, Lease
 from langgraph_openai_serve.graph.interrupt import (
     checkpoint_key,
@@ -31,6 +39,7 @@ from tests.contract.openapi import validate
 from tests.lgos.asgi import call_asgi, post_scope
 from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -691,3 +700,59 @@ async def test_a_client_gone_before_the_stream_starts_frees_the_run(
         gc.enable()
     resumed = await client.responses.create(**{**body, "stream": False})
     assert resumed.status == "completed"
+
+
+async def test_a_client_gone_mid_stream_stops_the_graph_before_the_release() -> None:
+    """The graph is cancelled while the run still holds its lease.
+
+    Released first, the run's thread could be deleted (or its lease taken by
+    a retry) while the graph was still running and writing.
+    """
+    coordinator = InMemoryRunCoordinator()
+    started = asyncio.Event()
+    held_when_cancelled: list[bool] = []
+
+    async def wait(state: dict[str, Any]) -> dict[str, Any]:
+        writer = get_stream_writer()
+        writer(status_event("waiting"))
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            held_when_cancelled.append(bool(coordinator.held))
+            raise
+        return {}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("wait", wait)
+    builder.add_edge(START, "wait")
+    registry = GraphRegistry(
+        graphs={
+            "waits": GraphConfig(
+                graph=builder.compile(checkpointer=InMemorySaver()),
+                description="Waits.",
+                features=frozenset({GraphFeature.INTERRUPTS}),
+            )
+        },
+        run_coordinator=coordinator,
+    )
+    app = FastAPI()
+    LanggraphOpenaiServe(registry, app).bind_openai_api()
+    raw = orjson.dumps({"model": "waits", "input": "x", "stream": True})
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        await started.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    await app(post_scope("/v1/responses"), receive, send)
+    await eventually(lambda: held_when_cancelled, message="the graph to be cancelled")
+    assert held_when_cancelled == [True]
+    assert coordinator.held == frozenset()

@@ -12,9 +12,10 @@ released, as the session hands out results only then).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -185,7 +186,7 @@ class HttpRun:
         response.headers.update(self.headers)
         return response
 
-    def sse(self, chunks: AsyncIterator[bytes]) -> Response:
+    def sse(self, chunks: AsyncGenerator[bytes, None]) -> Response:
         """Answer with the event stream ``chunks`` encodes from the run.
 
         The run is released when the stream ends, fails, or the client
@@ -196,9 +197,12 @@ class HttpRun:
         session = self.session
 
         async def body() -> AsyncIterator[bytes]:
+            # Closed or cancelled, the encoder (and through it the graph)
+            # stops first; the release comes after.
             try:
-                async for chunk in chunks:
-                    yield chunk
+                async with contextlib.aclosing(chunks):
+                    async for chunk in chunks:
+                        yield chunk
             finally:
                 await session.release()
 
