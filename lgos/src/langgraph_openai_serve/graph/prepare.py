@@ -283,15 +283,15 @@ async def prepare_run(
         recorded = pause.instructions if pause is not None else None
         resume_from = None
         if resume is not None:
-            if pause is None or pending is None:
+            if pause is None:
                 # What is left, if anything, is a finished run cut off before
                 # its thread was deleted: finish the clean-up now.
                 await _delete_thread(graph, key)
                 raise NotPausedError(interrupts=True)
-            graph_input: Any = Command(resume=resume_values(resume, pending))
+            graph_input: Any = Command(resume=resume_values(resume, pause.batch))
             check_resumed_instructions(resume, recorded)
             if pause.hidden:  # fork from the pause, past the cut-off attempt
-                resume_from = pending.checkpoint_id
+                resume_from = pause.batch.checkpoint_id
             pending = None
         elif pending is None:
             # A leftover without pending interrupts is a dead run: start afresh.
