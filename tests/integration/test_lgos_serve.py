@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 from openai import OpenAI
 
 from tests.procs import free_port, lgos_command, running
@@ -49,8 +52,6 @@ def test_serve_reads_uvicorn_and_lgos_variables(tmp_path: Path) -> None:
 
 
 def test_serve_reports_a_bad_factory(tmp_path: Path) -> None:
-    import subprocess
-
     result = subprocess.run(
         [*lgos_command(), "serve", "tests.nowhere:factory", "--port", str(free_port())],
         capture_output=True,
@@ -59,3 +60,40 @@ def test_serve_reports_a_bad_factory(tmp_path: Path) -> None:
     )
     assert result.returncode != 0
     assert "Cannot import module 'tests.nowhere'" in result.stderr
+
+
+MISTAKES = """
+from fastapi import FastAPI
+
+from tests.lgos.graphs import make_registry
+
+app = FastAPI()
+registry = make_registry()
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("app", "is an ASGI application, not a registry factory"),
+        ("registry", "is a GraphRegistry, not a registry factory"),
+    ],
+)
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_the_likeliest_mistakes_get_one_line_and_exit_2(
+    tmp_path: Path, target: str, says: str, command: str
+) -> None:
+    """``lgos serve my_module:app`` (after ``uvicorn my_module:app``) or a registry."""
+    (tmp_path / "my_module.py").write_text(MISTAKES)
+    result = subprocess.run(
+        [*lgos_command(), command, f"my_module:{target}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.getcwd()}"},
+    )
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"'my_module:{target}' {says}" in lines[0]

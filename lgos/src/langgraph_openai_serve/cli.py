@@ -33,8 +33,26 @@ def _settings() -> Any:
     return ServerSettings()
 
 
+def _check_factory(factory: str) -> None:
+    """Import FACTORY now: a wrong one is one line on stderr and exit status 2.
+
+    Raises:
+        SystemExit: 2, when ``factory`` is not a registry factory.
+
+    """
+    from langgraph_openai_serve.server.app import load_factory
+
+    try:
+        load_factory(factory)
+    except ValueError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from None
+
+
 def _serve(factory: str, **options: Any) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
+
+    _check_factory(factory)
 
     # Uvicorn imports the app by path (also in --workers/--reload children),
     # so the factory path travels in the environment.
@@ -96,6 +114,7 @@ def worker(factory: str, name: str, slots: int | None, log_level: str) -> None:
     from langgraph_openai_serve.server.logging_config import configure_logging
     from langgraph_openai_serve.server.worker import run_worker
 
+    _check_factory(factory)
     configure_logging(_settings().log_format, log_level)
     run_worker(factory, name=name, slots=slots)
 

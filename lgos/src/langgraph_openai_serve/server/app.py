@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.applications import Starlette
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
@@ -37,7 +38,9 @@ def load_factory(path: str) -> RegistryFactory:
 
     Raises:
         ValueError: ``path`` is not ``module:attribute``, the module or the
-            attribute does not exist, or the attribute is not callable.
+            attribute does not exist, or the attribute is not a factory: a
+            ``GraphRegistry`` or an ASGI application (the two likeliest
+            mistakes, each named in the message), or anything not callable.
 
     """
     module_name, _, attribute = path.partition(":")
@@ -56,6 +59,21 @@ def load_factory(path: str) -> RegistryFactory:
         except AttributeError:
             msg = f"Module {module_name!r} has no attribute {attribute!r}."
             raise ValueError(msg) from None
+    if isinstance(factory, GraphRegistry):
+        msg = (
+            f"{path!r} is a GraphRegistry, not a registry factory: point lgos at "
+            "a function that takes ServerResources and returns the registry "
+            "(def create_registry(resources): return registry)."
+        )
+        raise ValueError(msg)
+    if isinstance(factory, Starlette):
+        msg = (
+            f"{path!r} is an ASGI application, not a registry factory: lgos "
+            "builds the application itself from a function that takes "
+            "ServerResources and returns a GraphRegistry (or run this app with "
+            f"uvicorn {path})."
+        )
+        raise ValueError(msg)
     if not callable(factory):
         msg = f"{path!r} is not callable."
         raise ValueError(msg)
