@@ -36,7 +36,9 @@ docs COMMAND="build": sync
     case "{{ COMMAND }}" in
         build) uv run --frozen --no-sync mkdocs build --strict
                echo "Built site/; preview it with: just docs serve" ;;
-        serve) uv run --frozen --no-sync mkdocs serve --dev-addr "127.0.0.1:${DOCS_PORT:-8005}" ;;
+        # Ctrl-C ends the preview: a normal stop, not "Aborted!" and a failed recipe.
+        serve) uv run --frozen --no-sync python scripts/docs-serve.py \
+                   --dev-addr "127.0.0.1:${DOCS_PORT:-8005}" ;;
         *) echo "usage: just docs [build|serve]" >&2; exit 2 ;;
     esac
 
