@@ -419,9 +419,10 @@ def test_serve_passes_structured_logging_to_uvicorn(
     )
     monkeypatch.setenv("LGOS_LOG_FORMAT", "text")
     monkeypatch.setenv("LGOS_REGISTRY_FACTORY", "")  # restored after _serve sets it
-    cli._serve("pkg:factory", log_config=None, log_level="warning")
+    factory = "tests.lgos.graphs:serve_registry"  # checked before Uvicorn starts
+    cli._serve(factory, log_config=None, log_level="warning")
     formatter = passed["log_config"]["formatters"]["lgos"]["()"]
     assert formatter.endswith("TextFormatter")
     assert passed["log_config"]["root"]["level"] == "WARNING"
-    cli._serve("pkg:factory", log_config="mine.yaml", log_level=None)
+    cli._serve(factory, log_config="mine.yaml", log_level=None)
     assert passed["log_config"] == "mine.yaml"  # the operator's file wins
