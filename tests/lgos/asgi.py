@@ -33,6 +33,28 @@ def post_scope(
     }
 
 
+def leaving_receive(
+    body: dict[str, Any], leave: Callable[[], Awaitable[None]] | None = None
+) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """An ASGI ``receive`` that sends ``body``, then the client's disconnect.
+
+    The disconnect comes at once, or once ``leave()`` returns.
+    """
+    raw = orjson.dumps(body)
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        if leave is not None:
+            await leave()
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
 async def call_asgi(
     app: Any,
     path: str,

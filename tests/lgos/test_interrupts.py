@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import openai
-import orjson
 import pytest
 from fastapi import FastAPI
 from langgraph.checkpoint.memory import InMemorySaver
@@ -36,7 +35,7 @@ from langgraph_openai_serve.graph.interrupt import (
     delete_expired_interrupt_runs,
 )
 from tests.contract.openapi import validate
-from tests.lgos.asgi import call_asgi, post_scope
+from tests.lgos.asgi import call_asgi, leaving_receive, post_scope
 from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
 from tests.waiting import eventually
@@ -679,22 +678,13 @@ async def test_a_client_gone_before_the_stream_starts_frees_the_run(
         "stream": True,
         "input": answers(calls_of(paused), "approve"),
     }
-    raw = orjson.dumps(body)
-    requested = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal requested
-        if not requested:
-            requested = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-        return {"type": "http.disconnect"}
 
     async def slow_send(message: dict[str, Any]) -> None:
         await asyncio.sleep(0.05)  # the head is slow to go out: the client leaves
 
     gc.disable()  # no finalizer may do the release for the server
     try:
-        await state.app(post_scope("/v1/responses"), receive, slow_send)
+        await state.app(post_scope("/v1/responses"), leaving_receive(body), slow_send)
         assert state.coordinator.held == frozenset()
     finally:
         gc.enable()
@@ -738,16 +728,8 @@ async def test_a_client_gone_mid_stream_stops_the_graph_before_the_release() -> 
     )
     app = FastAPI()
     LanggraphOpenaiServe(registry, app).bind_openai_api()
-    raw = orjson.dumps({"model": "waits", "input": "x", "stream": True})
-    requested = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal requested
-        if not requested:
-            requested = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-        await started.wait()
-        return {"type": "http.disconnect"}
+    body = {"model": "waits", "input": "x", "stream": True}
+    receive = leaving_receive(body, leave=started.wait)
 
     async def send(message: dict[str, Any]) -> None:
         pass

@@ -54,7 +54,6 @@ __all__ = [
     "parse_interrupt_response_id",
     "parse_run_id",
     "resume_error",
-    "resume_errors",
 ]
 
 INTERRUPT_FUNCTION_NAME = "lgos_interrupt"
@@ -235,13 +234,8 @@ def decode_resume(
     )
 
 
-def resume_errors(exc: Exception) -> InvalidRequestError | None:
-    """:func:`resume_error` for a :class:`ResumeError`, None for anything else."""
-    return resume_error(exc) if isinstance(exc, ResumeError) else None
-
-
-def resume_error(exc: ResumeError) -> InvalidRequestError:
-    """Map a neutral resume error to the Responses API's error.
+def resume_error(exc: Exception) -> InvalidRequestError | None:
+    """Map a neutral resume error to the Responses API's error (None: not one).
 
     - not paused, model without interrupts: 400 ``previous_response_id``;
     - not paused, finished or expired, or answers that do not match the
@@ -249,6 +243,8 @@ def resume_error(exc: ResumeError) -> InvalidRequestError:
     - unanswered interrupts: 400 ``input``;
     - changed instructions: 400 ``instructions``.
     """
+    if not isinstance(exc, ResumeError):
+        return None
     if isinstance(exc, NotPausedError) and not exc.interrupts:
         return InvalidRequestError(NOT_A_PAUSE, param="previous_response_id")
     if isinstance(exc, NotPausedError | InterruptMismatchError):

@@ -35,7 +35,7 @@ from langgraph_openai_serve.api.responses.encode import collect_response
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.interrupts import (
     interrupt_response_id,
-    resume_errors,
+    resume_error,
 )
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
@@ -254,7 +254,7 @@ async def execute_background_job(
         except InvalidRequestError as exc:
             message = exc.message
         except Exception as exc:
-            mapped = resume_errors(exc) or run_error(exc)
+            mapped = resume_error(exc) or run_error(exc)
             if mapped is not None:
                 message = mapped.message
             else:

@@ -13,7 +13,7 @@ from langgraph_openai_serve.api.responses.background import (
 )
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
-from langgraph_openai_serve.api.responses.interrupts import resume_errors
+from langgraph_openai_serve.api.responses.interrupts import resume_error
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.responses.stream import stream_response
 from langgraph_openai_serve.api.runs import start_run
@@ -36,7 +36,7 @@ async def create_response(request: Request) -> Response:
         lambda scope, request_id: plan.session(
             registry, checkpoint_scope=scope, request_id=request_id
         ),
-        errors=resume_errors,
+        errors=resume_error,
     )
     if body.stream:
         return run.sse(stream_response(plan.frame, run.session))
