@@ -144,6 +144,32 @@ run_compose() {
     run_until_stopped "${command[@]}"
 }
 
+# Whether something accepts connections on 127.0.0.1:$1.
+port_busy() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Exit 1 naming the service, its port and the variable that moves it when a
+# local service's port is taken: the service would fail to start.
+check_ports() {
+    local entry name service port free
+    for entry in "DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)" \
+        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages"; do
+        name="${entry%%:*}"
+        service="${entry#*:}"
+        port="${!name}"
+        if ! port_busy "$port"; then continue; fi
+        free=$((port + 10))
+        while port_busy "$free" && [ "$free" -lt $((port + 100)) ]; do free=$((free + 10)); done
+        {
+            echo "just demo: port ${port} for the ${service} (${name}) is already in use; nothing was started."
+            echo "  Stop what listens there (another 'just demo'?), or move the service: ${name}=${free} just demo"
+            echo "  (or set ${name} in .env)."
+        } >&2
+        exit 1
+    done
+}
+
 run_local() {
     if [ "$observability" -eq 1 ]; then
         echo "just demo: --observability needs Compose; starting without it." >&2
@@ -165,6 +191,8 @@ run_local() {
         model="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"
     fi
     local command=(uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start)
+    # Before the banner: a busy port is the whole story, not a line after it.
+    if [ "$dry_run" -eq 0 ]; then check_ports; fi
     echo "LGOS demo as local processes; graphs answer with the ${model}."
     echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
     echo "  Chat UI (Chainlit):    http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
@@ -174,15 +202,6 @@ run_local() {
     echo "  Command: ${command[*]}"
     echo "Press Ctrl-C to stop everything."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
-    local name port
-    for name in DEMO_API_PORT DEMO_CHAINLIT_PORT DEMO_FILES_PORT DEMO_CORPUS_PORT; do
-        port="${!name}"
-        # Something accepting connections there would make a service fail to start.
-        if (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null; then
-            echo "Port ${port} (${name}) is already in use: stop what listens there, or set ${name} in .env." >&2
-            return 1
-        fi
-    done
     uv sync --all-packages --frozen --quiet
     run_until_stopped "${command[@]}"
 }

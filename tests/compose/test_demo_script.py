@@ -342,6 +342,7 @@ def test_ctrl_c_in_a_terminal_stops_without_an_error(
 
 
 def test_a_busy_port_is_named_before_anything_starts(demo: Demo) -> None:
+    """The error names the service, its port and how to move it; no banner first."""
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -349,7 +350,25 @@ def test_a_busy_port_is_named_before_anything_starts(demo: Demo) -> None:
         result = demo.run("--local", DEMO_FILES_PORT=str(port))
     assert result.returncode == 1
     assert (
-        f"Port {port} (DEMO_FILES_PORT) is already in use: stop what listens "
-        "there, or set DEMO_FILES_PORT in .env." in result.stderr
+        f"just demo: port {port} for the Files service (DEMO_FILES_PORT) is already "
+        "in use; nothing was started." in result.stderr
     )
+    assert "DEMO_FILES_PORT=" in result.stderr
+    assert "set DEMO_FILES_PORT in .env" in result.stderr
+    # The banner ("Press Ctrl-C ...", the URLs) would promise a running demo.
+    assert "Press Ctrl-C" not in result.stdout
+    assert "Chat UI" not in result.stdout
     assert not any(call.startswith("uv") for call in demo.calls())
+
+
+def test_a_busy_port_suggests_a_free_one(demo: Demo) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run("--local", DEMO_API_PORT=str(port))
+    assert result.returncode == 1
+    assert "for the API (DEMO_API_PORT)" in result.stderr
+    suggested = int(result.stderr.split("DEMO_API_PORT=")[1].split()[0])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", suggested))  # free: binding works
