@@ -45,6 +45,8 @@ __all__ = [
     "StructuredResponder",
     "default_responder",
     "default_structured_responder",
+    "end_sentence",
+    "quoted",
     "split_words",
 ]
 
@@ -52,6 +54,27 @@ DEMO_INTRO = "This is the offline demo model."
 """The first sentence of the demo model's default text answers."""
 
 _DEMO_ECHO = EchoResponder(intro=DEMO_INTRO)
+_SENTENCE_ENDS = (".", "!", "?", "…")
+
+
+def end_sentence(text: str) -> str:
+    """Return `text` ending with a full stop, unless it already ends a sentence.
+
+    So a sentence built around quoted or generated text never ends in `..`
+    or `?.`.
+    """
+    text = text.rstrip()
+    return text if not text or text.endswith(_SENTENCE_ENDS) else f"{text}."
+
+
+def quoted(text: str) -> str:
+    """Quote what the user typed at the end of a sentence, punctuated once.
+
+    `quoted("Run it")` is `"Run it".` and `quoted("Why?")` is `"Why?"` (the
+    question mark ends the sentence), with whitespace collapsed.
+    """
+    flat = " ".join(text.split())
+    return f'"{flat}"' if flat.endswith(_SENTENCE_ENDS) else f'"{flat}".'
 
 
 def default_responder(

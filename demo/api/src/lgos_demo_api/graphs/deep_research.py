@@ -30,7 +30,9 @@ Topology (`graph.get_graph(xray=True)`; dotted edges are chosen at run time)::
 - `report` (streams) writes from the search results and the user's messages
   (attachments included) only, cites them with `[n]` markers that become
   `url_citation` annotations in code, and reports questions the results do
-  not answer as unanswered.
+  not answer as unanswered. The markers are renumbered while they stream
+  (`lgos_demo_api.search.renumber`), so the report cites `[1]`, `[2]`, ...
+  in reading order with no gaps, whatever numbers the prompt gave.
 - `answer` (streams) answers directly: it binds the client's functions and
   honours `tool_choice` and `parallel_tool_calls`. It also carries a triage
   refusal as native refusal content, and tells the user to turn on web search
@@ -99,6 +101,7 @@ from lgos_demo_api.models import answered_by, chat_model, uses_offline_model
 from lgos_demo_api.search import backend_label, search_backend, web_search_tool
 from lgos_demo_api.search.base import SearchResult
 from lgos_demo_api.search.citing import format_sources, search_sources, with_citations
+from lgos_demo_api.search.renumber import MarkerRenumbering, RenumberedChatModel
 from lgos_demo_api.settings import DemoApiSettings
 
 if TYPE_CHECKING:
@@ -209,8 +212,12 @@ def build_deep_research_graph(
             files,
             cache=context.file_cache,
         )
-        reply = await model.ainvoke(prompt)
-        return {"messages": [with_citations(reply, sources)]}
+        # Markers are renumbered 1..n in first-citation order as the report
+        # streams; the sources are reordered to match before citing.
+        renumbering = MarkerRenumbering(len(sources))
+        writer = RenumberedChatModel(inner=model, renumbering=renumbering)
+        reply = await writer.ainvoke(prompt)
+        return {"messages": [with_citations(reply, renumbering.reorder(sources))]}
 
     async def answer(
         state: DeepResearchState, runtime: Runtime[DeepResearchContext]

@@ -17,12 +17,14 @@ of the graph by its system prompt and plays it:
   in parallel, a shorter variant; later rounds retry with other queries only
   when every search so far failed or found nothing.
 - report (`report_text`): per question, the first sentence of up to two of
-  its sources, each followed by its `[n]` marker, or a plain statement that
-  the question remains unanswered.
+  its sources not quoted for an earlier question, each followed by its `[n]`
+  marker (a pointer to the sources above when all were quoted), or a plain
+  statement that the question remains unanswered. The graph renumbers the
+  markers in reading order.
 - answer (`answer_step`): calls the client's functions when the request
   names them (or `tool_choice` forces it), summarises function results,
   evaluates arithmetic, greets back, and otherwise explains that it answers
-  without research.
+  without research and how to ask for research on the same topic.
 
 Attachments never steer the script (only what the user typed does); a
 report or text answer that received some ends by naming them.
@@ -38,6 +40,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from lgos_demo_api.arithmetic import arithmetic
 from lgos_demo_api.attachments import parse_attachments
+from lgos_demo_api.graphs.deep_research_offline_report import report_text
+from lgos_demo_api.graphs.deep_research_plan import research_topic
 from lgos_demo_api.graphs.deep_research_prompts import (
     ANSWER_PROMPT,
     FORCED_RESEARCH,
@@ -51,8 +55,12 @@ from lgos_demo_api.graphs.transcript import (
     tool_calls_by_id,
     trailing_tool_results,
 )
-from lgos_demo_api.offline import OfflineChatModel, default_responder
-from lgos_demo_api.search.citing import MARKER
+from lgos_demo_api.offline import (
+    OfflineChatModel,
+    default_responder,
+    end_sentence,
+    quoted,
+)
 from lgos_demo_api.search.queries import keyword_query
 
 __all__ = [
@@ -66,6 +74,7 @@ __all__ = [
 ]
 
 REFUSAL = "I can't help with weapons, explosives or malware."
+_EXAMPLE = "Compare how LangGraph and the OpenAI Agents SDK pause for approval"
 
 _RESEARCH_CUES = (
     "compare",
@@ -92,24 +101,11 @@ _GREETINGS = re.compile(
     r"^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|evening))\b",
     re.IGNORECASE,
 )
-_LEADING_VERB = re.compile(
-    r"^(please\s+)?(compare|research|investigate|explain|describe|summari[sz]e|"
-    r"tell me about|what is|what are|what's|how do|how does|find out)\s+",
-    re.IGNORECASE,
-)
 _PLAN_LINE = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
 _EDIT = re.compile(
     r"^Revise the plan according to this request from the user: (.+)$", re.MULTILINE
 )
-_QUESTION = re.compile(r"^Question (\d+): (.+)$")
-_SOURCE = re.compile(r"^\[(\d+)\] (.+) <(\S+)>$")
 _REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNORECASE)
-
-
-def _topic(question: str) -> str:
-    topic = question.strip().rstrip("?.! ")
-    topic = _LEADING_VERB.sub("", topic).strip()
-    return topic or question.strip() or "the request"
 
 
 def _as_question(text: str) -> str:
@@ -119,18 +115,24 @@ def _as_question(text: str) -> str:
 
 
 def plan_for(question: str) -> list[str]:
-    """Build the research plan for a request (three to five questions)."""
+    """Build the research plan for a request (three to five questions).
+
+    The questions are full sentences built around the request's topic (see
+    `research_topic`): what the sources explain about it, which APIs,
+    settings and steps it involves, how the options differ (comparisons), what
+    has changed recently ("latest" requests) and what remains open.
+    """
     lowered = f" {question.lower()} "
-    topic = _topic(question)
+    topic = research_topic(question)
     plan = [
-        f"What do the sources document regarding {topic}?",
-        f"Which APIs, mechanisms or steps are involved regarding {topic}?",
-        f"What limitations or open questions are reported regarding {topic}?",
+        f"What do the sources explain about {topic.text}?",
+        f"Which APIs, settings and steps are involved in {topic.involved}?",
+        f"What limitations or open questions do the sources report about {topic.text}?",
     ]
     if any(cue in lowered for cue in _COMPARE_CUES):
-        plan.insert(2, f"How do the options compare regarding {topic}?")
+        plan.insert(2, topic.comparison)
     if any(cue in lowered for cue in _LATEST_CUES):
-        plan.append(f"What has changed recently regarding {topic}?")
+        plan.append(f"Which recent changes do the sources report about {topic.text}?")
     return plan
 
 
@@ -225,49 +227,6 @@ def research_step(
     )
 
 
-def _first_sentence(text: str) -> str:
-    text = MARKER.sub("", text)
-    text = re.sub(r"[`*_#>|]", "", text)
-    text = " ".join(text.split())
-    sentence = re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0].strip()
-    sentence = sentence.rstrip(".!?:;,") or text[:160]
-    return sentence[:240].rstrip()
-
-
-def report_text(system: str) -> str:
-    """Write the offline report from the findings listed in the report prompt."""
-    questions: list[tuple[int, str, list[tuple[int, str]]]] = []
-    snippet_for: dict[int, str] = {}
-    current: list[tuple[int, str]] | None = None
-    last_number: int | None = None
-    for line in system.splitlines():
-        if match := _QUESTION.match(line):
-            current = []
-            questions.append((int(match.group(1)), match.group(2), current))
-            last_number = None
-        elif (match := _SOURCE.match(line)) and current is not None:
-            last_number = int(match.group(1))
-            current.append((last_number, match.group(2)))
-        elif line.startswith("    ") and last_number is not None:
-            snippet_for.setdefault(last_number, line.strip())
-    parts = [
-        "This is the offline demo model's research report, written only from "
-        "the search results."
-    ]
-    for number, question, sources in questions:
-        if sources:
-            sentences = " ".join(
-                f"{_first_sentence(snippet_for.get(n, title)) or title} [{n}]."
-                for n, title in sources[:2]
-            )
-        else:
-            sentences = (
-                "Unanswered: the searches found nothing that answers this question."
-            )
-        parts.append(f"**{number}. {question}** {sentences}")
-    return "\n\n".join(parts)
-
-
 def _function_calls(
     messages: list[BaseMessage], tools: list[dict[str, Any]], tool_choice: Any
 ) -> list[dict[str, Any]]:
@@ -309,8 +268,8 @@ def answer_step(
         for message in trailing_tool_results(messages):
             call = calls.get(message.tool_call_id)
             name = message.name or (call["name"] if call else "a function")
-            results.append(f"{name} returned {message.text}")
-        return "The functions answered: " + "; ".join(results) + "."
+            results.append(f"{name} returned {' '.join(message.text.split())}")
+        return end_sentence("The functions answered: " + "; ".join(results))
     calls = _function_calls(messages, tools, tool_choice)
     if calls:
         return AIMessage(content="", tool_calls=calls)
@@ -320,14 +279,25 @@ def answer_step(
     if _GREETINGS.match(question):
         return (
             "Hello! This is the deep-research demo on the offline model. Ask "
-            "something that needs research, for example: Compare how LangGraph "
-            "and the OpenAI Agents SDK pause for approval (with web search on)."
+            f'something that needs research, for example "{_EXAMPLE}", with '
+            "Web search on."
         )
+    return _without_research(question)
+
+
+def _without_research(question: str) -> str:
+    """Answer directly: say what the offline model can do, and how to research."""
+    example = _EXAMPLE
+    topic = research_topic(question).text
+    asks = question.rstrip().endswith("?") or topic.startswith("how ")
+    if asks and not topic.startswith("the question"):
+        example = f"Research {topic}"
     return (
         "This is the offline demo model, answering directly without research. "
-        f'You asked: "{question}". A real model would answer it here; ask a '
-        "question that needs research (compare, latest, research ...) to see "
-        "the plan, the researchers and a cited report."
+        f"It has no knowledge of its own, so it cannot answer {quoted(question)} "
+        f'To research it, ask for example "{example}" with Web search on: you '
+        "review a research plan, researchers search in parallel, and a report "
+        "cites what they found."
     )
 
 

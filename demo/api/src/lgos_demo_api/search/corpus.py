@@ -39,6 +39,7 @@ __all__ = [
     "load_pages",
     "plain_text",
     "repository_root",
+    "shorten",
     "split_passages",
 ]
 
@@ -48,6 +49,9 @@ BUNDLED_PAGES_DIR = Path(__file__).with_name("pages")
 _HEADING = re.compile(r"^(#{1,3})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SNIPPET_CHARS = 320
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_EMPHASIS_UNDERSCORE = re.compile(r"(?<![\w_])_+(?=\S)|(?<=\S)_+(?![\w_])")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9\"'(])")
 _WORD_SUFFIXES = (("ing", 6), ("ed", 5), ("es", 5), ("s", 4))
 
 
@@ -101,19 +105,40 @@ class Passage:
         """Return the text as plain prose on one line, cut to about 320 characters.
 
         Code blocks, tables and Markdown syntax are left out; links keep their
-        text.
+        text and identifiers stay whole (see `plain_text`). A longer text is
+        cut after its last full sentence that fits, or else after its last
+        whole word, followed by "...".
         """
-        flat = plain_text(self.text)
-        if len(flat) <= _SNIPPET_CHARS:
-            return flat
-        return flat[: _SNIPPET_CHARS - 3].rsplit(" ", 1)[0] + "..."
+        return shorten(plain_text(self.text), _SNIPPET_CHARS)
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut text to at most `limit` characters without cutting a word.
+
+    Text that fits is returned unchanged. Otherwise it ends after the last
+    sentence that fits (when that keeps at least half of `limit`), or after
+    the last whole word that fits, then "..." (trailing punctuation before
+    the "..." is dropped).
+    """
+    if len(text) <= limit:
+        return text
+    room = text[: limit - 2]  # the ellipsis needs 3, the cut space gives 1
+    ends = [m.end() for m in _SENTENCE_END.finditer(room)]
+    if ends and ends[-1] >= limit // 2:
+        return room[: ends[-1]].rstrip()
+    head = room.rsplit(" ", 1)[0] if " " in room else room[: limit - 3]
+    return head.rstrip(" ,;:-—(") + "..."
 
 
 def plain_text(markdown_text: str) -> str:
     """Reduce Markdown to plain prose on one line (for snippets).
 
     Fenced code blocks and table rows are dropped; links and images keep
-    their text; inline code, emphasis, list and quote markers are removed.
+    their text; list and quote markers, inline code ticks and emphasis are
+    removed. Inline code keeps its text verbatim, so identifiers such as
+    `LGOS_POSTGRES_URI`, `psycopg_pool` or `__init__` survive whole;
+    underscores outside code are removed only where they mark emphasis
+    (`_word_`), never inside a word.
     """
     kept: list[str] = []
     in_fence = False
@@ -128,8 +153,14 @@ def plain_text(markdown_text: str) -> str:
     text = " ".join(kept)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"<(https?://[^>]+)>", r"\1", text)
-    text = re.sub(r"[`*]+|(?<!\w)_+|_+(?!\w)", "", text)
-    return " ".join(text.split())
+    pieces = []
+    for index, piece in enumerate(_CODE_SPAN.split(text)):
+        if index % 3 == 2:  # the text of a code span: verbatim
+            pieces.append(piece.strip())
+        elif index % 3 == 0:  # prose: drop emphasis markers only
+            piece = re.sub(r"\*+", "", piece)
+            pieces.append(_EMPHASIS_UNDERSCORE.sub("", piece))
+    return " ".join("".join(pieces).split())
 
 
 def _heading_text(raw: str) -> str:
