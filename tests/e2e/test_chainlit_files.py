@@ -68,6 +68,23 @@ def _expect_png(page: Any, image: Any) -> None:
     assert served_bytes.body().startswith(PNG_SIGNATURE)
 
 
+def _expect_readable(image: Any) -> None:
+    """Check that the chart is drawn large enough to read, not as a thumbnail.
+
+    The demo's charts are 800x450 px; Chainlit draws a ``medium`` inline
+    image at most 300 px wide, a ``large`` one up to 600 px.
+    """
+    wait_until(
+        lambda: image.evaluate("img => img.complete && img.naturalWidth > 0"),
+        timeout=UI_TIMEOUT_MS / 1000,
+        message="the chart to load",
+    )
+    box = image.bounding_box()
+    assert box is not None
+    assert box["width"] >= 560, box
+    assert box["height"] >= 300, box
+
+
 def test_files_graph_shows_its_chart_again_after_a_reload(
     page: Any, chainlit_ui: Service, lgos_api: Service
 ) -> None:
@@ -79,6 +96,7 @@ def test_files_graph_shows_its_chart_again_after_a_reload(
     expect(page.locator('.step[data-step-type="tool"]').last).to_contain_text(
         "Showed", timeout=ANSWER_TIMEOUT_MS
     )
+    _expect_readable(page.locator(CHART).last)
 
     # A new page load, then the thread from the history: the chart is back
     # (downloaded again from the Files service), on its message, once.
@@ -93,6 +111,7 @@ def test_files_graph_shows_its_chart_again_after_a_reload(
     shown = page.locator(ANSWERS, has_text="📎").filter(has=page.locator(CHART))
     expect(shown).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
     _expect_png(page, shown.locator(CHART))
+    _expect_readable(shown.locator(CHART))
     expect(page.get_by_text("Files shown in this conversation")).to_have_count(0)
 
 

@@ -6,22 +6,29 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import chainlit as cl
 import httpx
 import openai
 import pytest
+from chainlit.context import init_http_context
 
 from lgos_chainlit.attachments import Attachment, upload_attachment, user_content
 from lgos_chainlit.file_display import (
     DISPLAY_FILE_FUNCTION,
     DISPLAY_FILE_OK,
     NO_LONGER_AVAILABLE,
+    DisplayedFile,
     display_file_calls,
     display_file_failure,
     fetch_display_file,
     reshow_files,
     shown_display_calls,
 )
-from lgos_chainlit.file_messages import DISPLAY_CALL_KEY, display_messages
+from lgos_chainlit.file_messages import (
+    DISPLAY_CALL_KEY,
+    display_messages,
+    file_element,
+)
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
@@ -321,3 +328,14 @@ def test_history_messages_are_matched_by_call_id() -> None:
         {"id": "s6", "metadata": {DISPLAY_CALL_KEY: "call_a"}},
     ]
     assert display_messages(steps) == {"call_a": "s1", "call_b": "s2"}
+
+
+async def test_a_shown_image_is_large_and_other_files_are_downloads() -> None:
+    init_http_context(thread_id="thread-1")  # elements belong to a thread
+    chart = file_element(DisplayedFile("file-1", "chart.png", "image/png", PNG))
+    assert isinstance(chart, cl.Image)
+    # Chainlit draws a lone inline image up to 150/300/600 px wide for
+    # small/medium/large: "medium", its default, is too small to read a chart.
+    assert (chart.display, chart.size) == ("inline", "large")
+    table = file_element(DisplayedFile("file-2", "t.csv", "text/csv", b"a,b\n"))
+    assert isinstance(table, cl.File) and table.display == "inline"

@@ -1,9 +1,9 @@
 """Files in the Chainlit chat: a downloaded file's element, and files shown again.
 
 A ``display_file`` call's file is shown in a message of its own, whose
-metadata names the call (:data:`DISPLAY_CALL_KEY`): images inline
-(``cl.Image``), other files as downloads (``cl.File``). A resumed chat puts
-the files its ledger showed back on those messages
+metadata names the call (:data:`DISPLAY_CALL_KEY`): images inline and large
+enough to read (``cl.Image``), other files as downloads (``cl.File``). A
+resumed chat puts the files its ledger showed back on those messages
 (:func:`show_reshown_files`), since Chainlit keeps no elements.
 
 It must run inside a Chainlit callback (it uses Chainlit's context).
@@ -16,11 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import chainlit as cl
+from chainlit.element import ElementSize
 
 from lgos_chainlit.file_display import DisplayedFile, ReshownFile
 
 __all__ = [
     "DISPLAY_CALL_KEY",
+    "IMAGE_SIZE",
     "display_messages",
     "file_element",
     "show_reshown_files",
@@ -31,14 +33,24 @@ DISPLAY_CALL_KEY = "lgos_display_call_id"
 resumed chat can put the file back on that message."""
 
 
+IMAGE_SIZE: ElementSize = "large"
+"""Chainlit size of a shown image: ``large`` lets it be up to 600 px wide in the
+message (Chainlit's default, ``medium``, caps it at 300 px, too small to read a
+chart's labels); a click still opens it full size."""
+
+
 def file_element(file: DisplayedFile) -> cl.Image | cl.File:
-    """Build the Chainlit element showing a downloaded file."""
+    """Build the Chainlit element showing a downloaded file.
+
+    Images are inline and :data:`IMAGE_SIZE`; other files are downloads.
+    """
     if file.is_image:
         return cl.Image(
             name=file.filename,
             content=file.content,
             mime=file.mime_type,
             display="inline",
+            size=IMAGE_SIZE,
         )
     return cl.File(
         name=file.filename, content=file.content, mime=file.mime_type, display="inline"
