@@ -182,6 +182,10 @@ run_local() {
     export DEMO_FILES_HOST="${DEMO_FILES_HOST:-127.0.0.1}"
     export DEMO_FILES_PORT="${DEMO_FILES_PORT:-8003}"
     export DEMO_CORPUS_PORT="${DEMO_CORPUS_PORT:-8002}"
+    # One readable log format for every process in the terminal (the Procfile
+    # runs the others through scripts/with-lgos-logging.py); LGOS_LOG_FORMAT=json
+    # in the environment or .env asks for JSON lines from all of them instead.
+    export LGOS_LOG_FORMAT="${LGOS_LOG_FORMAT:-text}"
     # The services' addresses follow their ports unless set explicitly.
     export DEMO_API_CORPUS_BASE_URL="${DEMO_API_CORPUS_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_CORPUS_PORT}}"
     export DEMO_API_FILES_BASE_URL="${DEMO_API_FILES_BASE_URL:-http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1}"

@@ -5,7 +5,10 @@ default) or ``key=value`` text (``LGOS_LOG_FORMAT=text``), through handlers
 carrying :class:`~langgraph_openai_serve.RequestContextFilter`, so every
 record logged during a request or background run has its ``request_id``,
 ``model`` and ``response_id``. Uvicorn's access log goes to stdout, all other
-records to stderr. ``lgos serve --log-config FILE`` replaces this setup.
+records to stderr. The handlers drop records below the chosen level, so a
+library that sets its own logger to ``DEBUG`` (``bm25s`` does, on import)
+prints no debug lines at ``info``. ``lgos serve --log-config FILE`` replaces
+this setup.
 
 A JSON line::
 
@@ -84,7 +87,11 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """``time LEVEL logger: message key=value…``, then any traceback."""
+    """``time LEVEL logger: message key=value…``, then any traceback.
+
+    For a terminal: an access line's method, path and status, already in its
+    message, are not repeated as fields.
+    """
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -92,7 +99,11 @@ class TextFormatter(logging.Formatter):
     def formatMessage(self, record: logging.LogRecord) -> str:
         """Append the non-standard fields as ``key=value`` pairs."""
         line = super().formatMessage(record)
-        fields = _extra_fields(record)
+        fields = {
+            key: value
+            for key, value in _extra_fields(record).items()
+            if key not in _ACCESS_FIELDS
+        }
         if not fields:
             return line
         return line + " " + " ".join(f"{key}={value}" for key, value in fields.items())
@@ -104,7 +115,8 @@ def logging_config(
     """Return the ``logging.config.dictConfig`` dict of the LGOS commands.
 
     Configures the root logger and Uvicorn's and Hatchet's loggers (which do
-    not propagate) with the same handlers.
+    not propagate) with the same handlers, which drop records below ``level``
+    whatever level a library gave its own logger.
 
     Args:
         fmt: ``json`` or ``text``.
@@ -116,6 +128,7 @@ def logging_config(
         "()": f"{__name__}.{'JsonFormatter' if fmt == 'json' else 'TextFormatter'}"
     }
     handler = {
+        "level": level,
         "formatter": "lgos",
         "filters": ["lgos"],
         "class": "logging.StreamHandler",
