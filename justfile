@@ -33,6 +33,7 @@ docs COMMAND="build": sync
     #!/usr/bin/env bash
     set -euo pipefail
     export NO_MKDOCS_2_WARNING=1
+    bash scripts/ensure-node-clients.sh scripts/docs-js  # Mermaid, served with the site
     case "{{ COMMAND }}" in
         build) uv run --frozen --no-sync mkdocs build --strict
                echo "Built site/; preview it with: just docs serve" ;;

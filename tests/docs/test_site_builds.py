@@ -8,6 +8,7 @@ mkdocstrings problems such as a reference to an object that does not exist.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,26 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     assert ":func:" not in reference
     # Build helpers are not published.
     assert not (site / "_ext").exists()
+    assert_served_from_the_site(site)
+
+
+EXTERNAL = re.compile(r'<(?:script|link)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"')
+
+
+def assert_served_from_the_site(site: Path) -> None:
+    """Pages load no script, stylesheet or font from elsewhere; Mermaid ships.
+
+    Material fetches Mermaid from a CDN unless a page script defines it first.
+    """
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert not EXTERNAL.findall(html), (page, EXTERNAL.findall(html))
+    mermaid = site / "assets" / "javascripts" / "mermaid.min.js"
+    assert mermaid.stat().st_size > 1_000_000
+    assert 'globalThis["mermaid"]' in mermaid.read_text(encoding="utf-8")
+    diagrams = (site / "architecture" / "index.html").read_text(encoding="utf-8")
+    assert 'class="mermaid"' in diagrams
+    assert '<script src="../assets/javascripts/mermaid.min.js"></script>' in diagrams
 
 
 def test_rst_roles_become_markdown() -> None:
