@@ -182,6 +182,46 @@ async def test_no_tools_none_choice_and_unselected_tools(
     assert search.queries == []
 
 
+async def test_without_a_tool_to_run_the_reply_names_the_ui_switches(
+    env: Env,
+) -> None:
+    """The demo UI shows one switch per server tool, labelled "Web search",
+    "lgos_package_version" and "lgos_graph_topology": the reply names those."""
+    none = answer_of(await create(env, input="Hello there"))["text"]
+    assert "No tool ran: none is selected." in none
+    assert (
+        "Turn on lgos_package_version, lgos_graph_topology or Web search in the "
+        "chat settings"
+    ) in none
+    assert "ask for a package version, a graph topology or a search." in none
+
+    search_only = answer_of(await create(env, input="Thanks!", tools=[SEARCH]))
+    text = search_only["text"]
+    assert "With Web search on, ask for a search (“Search: LangGraph streaming”)." in (
+        text
+    )
+    assert (
+        "lgos_package_version and lgos_graph_topology are off: turn them on in the "
+        "chat settings."
+    ) in text
+
+    both = answer_of(await create(env, input="Thanks!", tools=[VERSION, SEARCH]))
+    assert "With lgos_package_version and Web search on" in both["text"]
+    assert "lgos_graph_topology is off: turn it on" in both["text"]
+    every = answer_of(await create(env, input="Thanks!", tools=ALL))["text"]
+    assert "(“Show the deep-research topology”)" in every
+    assert "are off" not in every and "is off" not in every
+
+    # Each suggested example runs its tool once that tool is on.
+    for example, tool in (
+        ("Which pydantic version is installed?", VERSION),
+        ("Show the deep-research topology", TOPOLOGY),
+        ("Search: LangGraph streaming", SEARCH),
+    ):
+        ran = await create(env, input=example, tools=[tool])
+        assert ran["output"][0]["type"] != "message", example
+
+
 async def test_parallel_tool_calls_false_runs_one_call(
     env: Env, search: ScriptedSearch
 ) -> None:
@@ -233,6 +273,11 @@ async def test_discovery_lists_the_server_tools(env: Env) -> None:
     extension = model.model_extra["lgos"]  # type: ignore[index]
     assert sorted(extension["server_tools"]) == sorted(SERVER_TOOLS)
     assert "offline demo model" in extension["description"]
+    # It names the tools as the UI's switches do, and where they are.
+    description = extension["description"]
+    assert "Turn them on in the chat settings" in description
+    for label in ("lgos_package_version", "lgos_graph_topology", "Web search"):
+        assert label in description
 
 
 def test_package_versions() -> None:

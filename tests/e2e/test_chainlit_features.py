@@ -1,4 +1,4 @@
-"""End to end: commentary steps, citations and the client function loop.
+"""End to end: commentary steps, citations, the client function loop, custom tools.
 
 Each test opens a fresh chat with one demo graph (offline model) in Chromium
 and checks what the user sees. Waits are bounded conditions on the page
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.metadata import version
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from tests.e2e.conftest import (
     start_timeline,
     timeline,
 )
+from tests.e2e.test_chainlit_interrupts import set_switch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -178,3 +180,78 @@ def test_client_function_round_trip(page: Any, chainlit_ui: Service) -> None:
     assert sorted(tools) == ["get_current_time", "roll_dice"]
     assert len(answers) == 1
     assert max(e["t"] for e in tools.values()) < answers[0]["t"]
+
+
+def _settings_switch(page: Any, switch_id: str) -> Any:
+    """Open the chat settings and return one switch (the panel stays open)."""
+    page.locator("#chat-settings-open-modal").click()
+    dialog = page.locator("#chat-settings")
+    expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
+    return dialog.locator(f"#{switch_id}")
+
+
+def test_custom_server_tool_switch_runs_the_tool_and_is_kept(
+    page: Any, chainlit_ui: Service
+) -> None:
+    switch_id = "lgos_tool_lgos_package_version"
+    open_chat(page, chainlit_ui, "server-tools")
+    # One switch per server tool, labelled as the model's description names
+    # them; the custom tools start off.
+    dialog = page.locator("#chat-settings")
+    switch = _settings_switch(page, switch_id)
+    for label in ("Web search", "lgos_package_version", "lgos_graph_topology"):
+        expect(dialog.get_by_text(label, exact=True)).to_be_visible()
+    expect(switch).to_have_attribute("data-state", "unchecked")
+    expect(dialog.locator("#lgos_tool_lgos_graph_topology")).to_have_attribute(
+        "data-state", "unchecked"
+    )
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+
+    # Off, the graph runs nothing and names the switches to turn on.
+    set_switch(page, "lgos_web_search", False)
+    request = "Which pydantic version is installed?"
+    send(page, request)
+    answers = page.locator(ANSWERS)
+    expect(answers.last).to_contain_text("No tool ran", timeout=ANSWER_TIMEOUT_MS)
+    expect(answers.last).to_contain_text(
+        "Turn on lgos_package_version, lgos_graph_topology or Web search in the "
+        "chat settings"
+    )
+
+    set_switch(page, switch_id, True)
+    send(page, request)
+    expected = f"pydantic=={version('pydantic')}"
+    expect(answers).to_have_count(3, timeout=ANSWER_TIMEOUT_MS)  # welcome first
+    expect(answers.last).to_contain_text(
+        f"lgos_package_version says: {expected}", timeout=ANSWER_TIMEOUT_MS
+    )
+    # The call is a tool step; opened, it shows the tool's input and output.
+    step = page.locator(TOOL_STEPS).last
+    expect(step).to_contain_text("Ran lgos_package_version")
+    step.get_by_role("button", name="Ran lgos_package_version").click()
+    expect(step).to_contain_text(expected)
+
+    # A new page load, then the thread from the history: the switches are as
+    # they were left, and the next request still selects the tool.
+    page.goto(chainlit_ui.url)
+    expect(page.locator("#chat-input")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    thread = page.locator('li[id^="thread-"]', has_text=request).first
+    expect(thread).to_be_visible(timeout=UI_TIMEOUT_MS)
+    thread.click()
+    expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
+    expect(page.locator(ANSWERS).last).to_contain_text(
+        "lgos_package_version says", timeout=UI_TIMEOUT_MS
+    )
+    switch = _settings_switch(page, switch_id)
+    expect(switch).to_have_attribute("data-state", "checked", timeout=UI_TIMEOUT_MS)
+    expect(dialog.locator("#lgos_web_search")).to_have_attribute(
+        "data-state", "unchecked"
+    )
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    send(page, "Which httpx version is installed?")
+    expect(page.locator(ANSWERS).last).to_contain_text(
+        f"lgos_package_version says: httpx=={version('httpx')}",
+        timeout=ANSWER_TIMEOUT_MS,
+    )

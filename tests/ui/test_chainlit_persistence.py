@@ -501,33 +501,63 @@ def _model(server_tools: list[str]) -> dict[str, Any]:
     }
 
 
-def test_session_state_round_trip_and_web_search() -> None:
-    session = ChatSession.from_model(_model(["web_search", "lgos_package_version"]))
+def test_session_state_round_trip_and_server_tool_switches() -> None:
+    offered = ["lgos_graph_topology", "lgos_package_version", "web_search"]
+    session = ChatSession.from_model(_model(offered))
     assert describe_model(_model(["web_search", ""])).server_tools == ("web_search",)
     assert session.offers_web_search and session.web_search
+    # Custom tools start off: only web search is selected.
     assert session.server_tools == [{"type": "web_search"}]
     ids = [widget.id for widget in session.widgets]
-    assert ids == ["review_plan", WEB_SEARCH_SETTING]
+    assert ids == [
+        "review_plan",
+        WEB_SEARCH_SETTING,
+        "lgos_tool_lgos_graph_topology",
+        "lgos_tool_lgos_package_version",
+    ]
     assert session.welcome.startswith("**deep-research** — Researches.")
 
-    session.update_settings({"review_plan": False, WEB_SEARCH_SETTING: False})
-    assert session.server_tools == []
+    session.update_settings(
+        {
+            "review_plan": False,
+            WEB_SEARCH_SETTING: False,
+            "lgos_tool_lgos_graph_topology": False,
+            "lgos_tool_lgos_package_version": True,
+        }
+    )
+    assert session.server_tools == [{"type": "custom", "name": "lgos_package_version"}]
     assert session.request_metadata() == {"lgos_settings": '{"review_plan":false}'}
     session.conversation.items.append({"role": "user", "content": "hi"})
     session.shown_question = {"call_id": "c", "message_id": "m"}
     state = json.loads(json.dumps(session.to_state()))
+    assert state["custom_tools"] == {
+        "lgos_graph_topology": False,
+        "lgos_package_version": True,
+    }
 
-    fresh = ChatSession.from_model(_model(["web_search"]))
+    fresh = ChatSession.from_model(_model(offered))
     assert fresh.restore(state)
     assert fresh.values == {"review_plan": False}
     assert fresh.web_search is False
+    assert fresh.server_tools == [{"type": "custom", "name": "lgos_package_version"}]
     assert fresh.conversation.items == [{"role": "user", "content": "hi"}]
     # Without a pending pause there is no question on screen to restore.
     assert fresh.shown_question is None
     # The restored values are the widgets' initial values.
-    assert [w.initial for w in fresh.widgets] == [False, False]  # type: ignore[attr-defined]
+    assert [w.initial for w in fresh.widgets] == [False, False, False, True]  # type: ignore[attr-defined]
     assert not fresh.restore({**state, "model": "chat"})
     assert not fresh.restore(None)
+
+    # A state saved before the custom switches existed keeps them off; a saved
+    # switch of a tool the model no longer offers, or not a bool, is ignored.
+    older = ChatSession.from_model(_model(offered))
+    assert older.restore({k: v for k, v in state.items() if k != "custom_tools"})
+    assert older.custom_tools == {} and older.server_tools == []
+    odd = ChatSession.from_model(_model(["web_search", "lgos_package_version"]))
+    assert odd.restore(
+        {**state, "custom_tools": {"gone": True, "lgos_package_version": "yes"}}
+    )
+    assert odd.custom_tools == {}
 
     plain = ChatSession.from_model(_model([]))
     assert not plain.offers_web_search and plain.server_tools == []

@@ -32,6 +32,15 @@ from lgos_chainlit.runtime_settings import (
     coerce_settings,
     settings_metadata,
 )
+from lgos_chainlit.tool_switches import (
+    WEB_SEARCH_SETTING,
+    WEB_SEARCH_TOOL,
+    custom_tool_names,
+    read_custom_tools,
+    server_tool_selectors,
+    server_tool_switches,
+    switch_value,
+)
 
 __all__ = [
     "BACKGROUND_SETTING",
@@ -49,11 +58,6 @@ logger = logging.getLogger(__name__)
 
 CONVERSATION_ID_KEY = "conversation_id"
 """Client-owned metadata key correlating the requests of one conversation."""
-
-WEB_SEARCH_SETTING = "lgos_web_search"
-"""ID of the UI's own "Web search" switch in the chat settings panel."""
-
-WEB_SEARCH_TOOL = "web_search"
 
 BACKGROUND_SETTING = "lgos_background"
 """ID of the UI's own "Run in background" switch."""
@@ -140,6 +144,8 @@ class ChatSession:
     values: dict[str, Any] = field(default_factory=dict)
     conversation_id: str | None = None
     web_search: bool = True
+    custom_tools: dict[str, bool] = field(default_factory=dict)
+    """The custom server tools' switches (a tool not named here is off)."""
     background: bool = False
     shown_question: dict[str, str] | None = None
     """``{"call_id", "message_id"}`` of the question message on screen, so a
@@ -198,27 +204,23 @@ class ChatSession:
     def widgets(self) -> list[InputWidget]:
         """The settings widgets to render (current values), empty when none.
 
-        Graph settings come first, then the UI's own "Web search" switch
-        for models offering ``web_search``.
+        Graph settings come first, then the UI's own server tool switches
+        ("Web search", then one per custom tool; see
+        :mod:`lgos_chainlit.tool_switches`) and "Run in background".
         """
-        widgets = []
+        widgets: list[InputWidget] = []
         for setting in self.fields:
             widget = copy.copy(setting.widget)
             if setting.name in self.values:
                 _set_initial(widget, self.values[setting.name])
             widgets.append(widget)
-        if self.offers_web_search:
-            widgets.append(
-                Switch(
-                    id=WEB_SEARCH_SETTING,
-                    label="Web search",
-                    description=(
-                        "Let the graph search the web: the request selects "
-                        "its web_search tool, and each search shows as a step."
-                    ),
-                    initial=self.web_search,
-                )
+        widgets.extend(
+            server_tool_switches(
+                self.capabilities.server_tools,
+                web_search=self.web_search,
+                custom=self.custom_tools,
             )
+        )
         if self.offers_background:
             widgets.append(
                 Switch(
@@ -237,12 +239,15 @@ class ChatSession:
     def server_tools(self) -> list[dict[str, Any]]:
         """Server tool selectors for the next request's ``tools``.
 
-        ``{"type": "web_search"}`` while the model offers it and the switch
-        is on; the graph's custom server tools are not offered by this UI.
+        ``{"type": "web_search"}`` while the model offers it and its switch is
+        on, and ``{"type": "custom", "name": ...}`` for each offered custom
+        tool whose switch is on.
         """
-        if self.offers_web_search and self.web_search:
-            return [{"type": WEB_SEARCH_TOOL}]
-        return []
+        return server_tool_selectors(
+            self.capabilities.server_tools,
+            web_search=self.web_search,
+            custom=self.custom_tools,
+        )
 
     @property
     def welcome(self) -> str:
@@ -269,9 +274,12 @@ class ChatSession:
         """Apply values sent by the settings panel; return the current values."""
         self.values.update(coerce_settings(values, self.fields))
         if WEB_SEARCH_SETTING in values:
-            self.web_search = _flag(values[WEB_SEARCH_SETTING])
+            self.web_search = switch_value(values[WEB_SEARCH_SETTING])
+        self.custom_tools.update(
+            read_custom_tools(values, self.capabilities.server_tools)
+        )
         if BACKGROUND_SETTING in values:
-            self.background = _flag(values[BACKGROUND_SETTING])
+            self.background = switch_value(values[BACKGROUND_SETTING])
         return dict(self.values)
 
     def to_state(self) -> dict[str, Any]:
@@ -281,6 +289,7 @@ class ChatSession:
             "model": self.model_id,
             "values": dict(self.values),
             "web_search": self.web_search,
+            "custom_tools": dict(self.custom_tools),
             "background": self.background,
             "conversation": self.conversation.to_json(),
             "question": dict(self.shown_question) if self.shown_question else None,
@@ -304,6 +313,14 @@ class ChatSession:
             self.values.update(coerce_settings(values, self.fields))
         if isinstance(state.get("web_search"), bool):
             self.web_search = state["web_search"]
+        custom = state.get("custom_tools")
+        if isinstance(custom, Mapping):
+            offered = custom_tool_names(self.capabilities.server_tools)
+            self.custom_tools.update(
+                (name, on)
+                for name, on in custom.items()
+                if name in offered and isinstance(on, bool)
+            )
         if isinstance(state.get("background"), bool):
             self.background = state["background"]
         self.conversation = Conversation.from_json(
@@ -333,12 +350,6 @@ class ChatSession:
         if self.conversation_id:
             metadata[CONVERSATION_ID_KEY] = self.conversation_id
         return metadata
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "1", "yes", "on")
-    return bool(value)
 
 
 def _set_initial(widget: InputWidget, value: Any) -> None:

@@ -328,10 +328,11 @@ def server_tools_graph_config(
     return GraphConfig(
         graph=build_server_tools_graph(model, search),
         description=(
-            "Runs tools on the server and reports them as OpenAI items: select "
-            "the custom tools lgos_package_version (installed package versions) "
-            "and lgos_graph_topology (a demo graph as Mermaid), and web search "
-            f"(over {backend_label(settings)}), with cited results. "
+            "Runs tools on the server and reports them as OpenAI items. Turn "
+            "them on in the chat settings (a request selects them in its "
+            "tools): lgos_package_version (installed package versions), "
+            "lgos_graph_topology (a demo graph as Mermaid) and Web search "
+            f"(over {backend_label(settings)}, with cited results). "
             f"{answered_by(settings)}"
         ),
         server_tools=SERVER_TOOLS,

@@ -35,6 +35,7 @@ from lgos_demo_api.search.queries import keyword_query
 
 __all__ = [
     "answer_responder",
+    "no_tool_reply",
     "offline_server_tools_model",
     "select_responder",
 ]
@@ -59,6 +60,20 @@ _KNOWN_PACKAGES = (
 _SEARCH_WORDS = ("search", "web", "latest", "news", "look up", "find")
 _VERSION_WORDS = ("version", "installed", "package")
 _TOPOLOGY_WORDS = ("topology", "mermaid", "nodes", "edges", "diagram")
+_TOOL_HINTS: dict[str, tuple[str, str, str]] = {
+    "lgos_package_version": (
+        "lgos_package_version",
+        "a package version",
+        "“Which pydantic version is installed?”",
+    ),
+    "lgos_graph_topology": (
+        "lgos_graph_topology",
+        "a graph topology",
+        "“Show the deep-research topology”",
+    ),
+    "web_search": ("Web search", "a search", "“Search: LangGraph streaming”"),
+}
+"""Per server tool: the demo UI's switch label, what to ask, an example."""
 
 
 def _tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -77,6 +92,48 @@ def _search_queries(question: str) -> list[str]:
             return queries
     keywords = keyword_query(question)
     return [keywords or question.strip() or "LGOS"]
+
+
+def _listed(words: Sequence[str], last: str) -> str:
+    """Join words as `a`, `a or b`, `a, b or c` (`last` is the conjunction)."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def no_tool_reply(selected: Sequence[str]) -> str:
+    """Say why no tool ran, naming the switches of the demo UI's chat settings.
+
+    Args:
+        selected: The names of the server tools the request selected.
+
+    Returns:
+        With none selected: which switches to turn on and what to ask. With
+        some selected: what to ask each of them for (with an example), and
+        which switches are still off.
+
+    """
+    on = [name for name in _TOOL_HINTS if name in selected]
+    off = [name for name in _TOOL_HINTS if name not in on]
+    if not on:
+        labels = _listed([_TOOL_HINTS[n][0] for n in off], "or")
+        asks = _listed([_TOOL_HINTS[n][1] for n in off], "or")
+        return (
+            "This is the offline demo model. No tool ran: none is selected. Turn "
+            f"on {labels} in the chat settings (a request selects them in its "
+            f"tools), then ask for {asks}."
+        )
+    labels = _listed([_TOOL_HINTS[n][0] for n in on], "and")
+    asks = _listed([f"{_TOOL_HINTS[n][1]} ({_TOOL_HINTS[n][2]})" for n in on], "or")
+    reply = (
+        "This is the offline demo model. No tool ran for this message. With "
+        f"{labels} on, ask for {asks}."
+    )
+    if off:
+        rest = _listed([_TOOL_HINTS[n][0] for n in off], "and")
+        verb, pronoun = ("is", "it") if len(off) == 1 else ("are", "them")
+        reply += f" {rest} {verb} off: turn {pronoun} on in the chat settings."
+    return reply
 
 
 def _packages_in(question: str) -> str:
@@ -156,7 +213,8 @@ def answer_responder(
 
     One sentence per custom tool result, one per search (its numbered sources
     as `<title> [n]`, or its failure), or — without any tool result — a hint
-    at the tools to select.
+    at the switches to turn on and what to ask (`no_tool_reply`; the answer
+    step binds the selected tools, so `tools` names them).
     """
     system = system_text(messages)
     numbers = {url: n for n, (_, url) in parse_sources(system).items()}
@@ -192,11 +250,7 @@ def answer_responder(
         else:
             sentences.append(f"{name} says: {output}.")
     if not sentences:
-        return (
-            "This is the offline demo model. No tool ran for this message: select "
-            "lgos_package_version, lgos_graph_topology or web search, and ask for "
-            "a version, a topology or a search."
-        )
+        return no_tool_reply(_tool_names(tools))
     return "This is the offline demo model. " + " ".join(sentences)
 
 
