@@ -41,6 +41,10 @@ def test_terms_stem_and_drop_stop_words() -> None:
         ("What does a checkpointer do?", ["LangGraph persistence and checkpointers"]),
         (TWO_SOURCES, ["OpenAI Chat Completions", "OpenAI Responses API"]),
         ("What is the capital of France?", []),
+        # Everyday words in passing ("runs next", "time travel") match nothing.
+        ("How do background runs work?", []),
+        ("What time is it in Tokyo?", []),
+        ("Run lgos serve my_module:create_registry", []),
     ],
 )
 def test_retrieve_finds_the_relevant_passages(question: str, titles: list[str]) -> None:
@@ -119,6 +123,38 @@ async def test_the_streamed_text_is_the_cited_text() -> None:
     assert isinstance(final, AIMessage)
     assert streamed == final.text
     assert streamed.endswith("[1].")
+
+
+@pytest.mark.anyio
+async def test_markers_are_renumbered_in_citation_order_as_they_stream() -> None:
+    def responder(messages, tools, tool_choice):
+        return "Responses is newer [2]. Chat is older [1]. Both [2][1]."
+
+    graph = build_citations_graph(OfflineChatModel(responder=responder))
+    streamed, final = "", None
+    async for mode, part in graph.astream(
+        {"messages": [HumanMessage(TWO_SOURCES)]},
+        stream_mode=["messages", "values"],
+    ):
+        if mode == "messages":
+            streamed += part[0].text
+        else:
+            final = part["messages"][-1]
+    assert isinstance(final, AIMessage)
+    assert (
+        streamed
+        == final.text
+        == "Responses is newer [1]. Chat is older [2]. Both [1][2]."
+    )
+    answer = read_answer(final)
+    assert [
+        (answer.text[c.start_index : c.end_index + 1], c.url) for c in answer.citations
+    ] == [
+        ("[1]", by_title("OpenAI Responses API").url),
+        ("[2]", by_title("OpenAI Chat Completions").url),
+        ("[1]", by_title("OpenAI Responses API").url),
+        ("[2]", by_title("OpenAI Chat Completions").url),
+    ]
 
 
 @pytest.mark.anyio

@@ -132,7 +132,7 @@ async def test_a_question_about_a_csv_gets_a_grounded_answer(env: Env) -> None:
         "cost). The revenue column adds up to 1,000 (mean 250)."
     ) in text
     assert text.startswith(
-        'This is the offline demo model. You asked: "What is in this file?".'
+        'This is the offline demo model. You asked: "What is in this file?" Here'
     )
     # plan and answer both read the file: one download for the run.
     assert env.fake.downloads[sales] == 1

@@ -233,9 +233,17 @@ def approval_responder(
     return outcome
 
 
+_REVIEWER_NAMES = {"manager": "the manager", "finance": "the finance reviewer"}
+
+
 def _names(reviewers: Sequence[str]) -> str:
-    names = [f"the {r}" for r in reviewers]
-    return " and ".join(names) if len(names) <= 2 else ", ".join(names)
+    """Name reviewers in a sentence: "the manager and the finance reviewer"."""
+    order = {reviewer: index for index, reviewer in enumerate(REVIEWERS_TWO)}
+    ordered = sorted(reviewers, key=lambda r: (order.get(r, len(order)), r))
+    names = [_REVIEWER_NAMES.get(r, f"the {r} reviewer") for r in ordered]
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def build_approval_graph(

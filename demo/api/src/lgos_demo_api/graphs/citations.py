@@ -3,10 +3,12 @@
 `retrieve` picks the best passages of the tiny bundled corpus
 (`lgos_demo_api.passages`) for the latest question; `answer` gives them to the
 model, numbered, and asks for an answer that cites them with inline markers
-such as `[1]`. The model's text streams unchanged; the graph then finds the
-markers *in code* and attaches one LangChain citation per marker (span =
-the marker itself, `end_index` inclusive, as LGOS and OpenAI expect), which
-LGOS serves as `url_citation` annotations. A model never computes offsets.
+such as `[1]`. The model's text streams with its markers renumbered in the
+order it first cites them (`lgos_demo_api.search.renumber`: `[1]`, `[2]`,
+... with no gaps); the graph then finds the markers *in code* and attaches
+one LangChain citation per marker (span = the marker itself, `end_index`
+inclusive, as LGOS and OpenAI expect), which LGOS serves as `url_citation`
+annotations. A model never computes offsets.
 
 When no passage matches, the graph refuses (a `refusal` content block)
 instead of answering without sources.
@@ -36,6 +38,7 @@ from lgos_demo_api.models import answered_by, chat_model
 from lgos_demo_api.offline import default_responder
 from lgos_demo_api.passages import PASSAGES, Passage, retrieve
 from lgos_demo_api.search import citing
+from lgos_demo_api.search.renumber import MarkerRenumbering, RenumberedChatModel
 from lgos_demo_api.settings import DemoApiSettings
 
 __all__ = [
@@ -185,10 +188,13 @@ def build_citations_graph(model: BaseChatModel) -> CitationsGraph:
             )
             return {"messages": [refusal]}
         prompt = ANSWER_INSTRUCTIONS.format(passages=format_passages(passages))
-        reply = await model.ainvoke(
+        # Markers are renumbered 1..n in first-citation order as they stream.
+        renumbering = MarkerRenumbering(len(passages))
+        writer = RenumberedChatModel(inner=model, renumbering=renumbering)
+        reply = await writer.ainvoke(
             [SystemMessage(prompt), HumanMessage(latest_user_text(state["messages"]))]
         )
-        return {"messages": [_cited_answer(reply, passages)]}
+        return {"messages": [_cited_answer(reply, renumbering.reorder(passages))]}
 
     builder = StateGraph(CitationsState, context_schema=CitationsSettings)
     builder.add_node("retrieve", retrieve_passages)

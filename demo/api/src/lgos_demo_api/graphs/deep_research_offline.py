@@ -48,6 +48,7 @@ from lgos_demo_api.graphs.deep_research_prompts import (
     REPORT_PROMPT,
     RESEARCH_PROMPT,
 )
+from lgos_demo_api.graphs.functions_offline import function_arguments
 from lgos_demo_api.graphs.tool_calls import call_id
 from lgos_demo_api.graphs.transcript import (
     latest_typed_text,
@@ -249,13 +250,17 @@ def _function_calls(
         ]
         if not wanted and tool_choice in ("required", "any", True):
             wanted = names[:1]
-    calls = []
-    for name in wanted:
-        reply = default_responder(messages, functions, name)
-        assert isinstance(reply, AIMessage)
-        for call in reply.tool_calls:
-            calls.append({**call, "id": call_id(len(messages), name)})
-    return calls
+    question = latest_typed_text(messages)
+    schemas = {t["function"]["name"]: t["function"] for t in functions}
+    return [
+        {
+            "name": name,
+            "args": function_arguments(schemas[name].get("parameters"), question),
+            "id": call_id(len(messages), name),
+            "type": "tool_call",
+        }
+        for name in wanted
+    ]
 
 
 def answer_step(

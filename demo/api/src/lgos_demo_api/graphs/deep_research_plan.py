@@ -26,6 +26,11 @@ _LEAD = re.compile(
     r"survey|give me an overview of|what is|what are|what's|what were)\s+",
     re.IGNORECASE,
 )
+_CUE_ONLY = re.compile(
+    r"^(?:please\s+)?(?:research|compare|investigate|look into|survey|dig in)"
+    r"(?:\s+(?:it|this|that|them|is required|please))?\s*[.!?:]*$",
+    re.IGNORECASE,
+)
 _HOW_DO = re.compile(r"^(how|why)\s+do\s+(.+)$", re.IGNORECASE)
 _HOW_DOES_COMPARE = re.compile(
     r"^how\s+(?:do|does)\s+(.+?)\s+(?:compare|stack up)\s+(?:to|with|against)\s+"
@@ -68,17 +73,17 @@ class Topic:
 
 
 def _main_sentence(request: str) -> str:
-    """Return the first sentence of the request with more than three words.
+    """Return the part of the request that names what to research.
 
-    "How do background runs work? Research it." is about background runs;
-    "Research is required: what is 2+2?" is about 2+2.
+    Sentences (and parts before a colon) that only ask for research
+    ("Research it.", "research", "Research is required") are dropped:
+    "How do background runs work? Research it." is about background runs,
+    "LangGraph vs CrewAI: research" about LangGraph and CrewAI.
     """
     text = " ".join(request.split()).strip()
     parts = [p.strip() for p in re.split(r"(?<=[.?!:])\s+", text) if p.strip()]
-    for part in parts:
-        if len(part.split()) > 3 and not part.lower().startswith("research is"):
-            return part
-    return parts[-1] if parts else text
+    meaningful = [p for p in parts if not _CUE_ONLY.match(p)]
+    return meaningful[0] if meaningful else text
 
 
 def _clean(request: str) -> str:

@@ -27,7 +27,7 @@ from lgos_demo_api.graphs.transcript import (
     tool_calls_by_id,
     trailing_tool_results,
 )
-from lgos_demo_api.offline import OfflineChatModel
+from lgos_demo_api.offline import OfflineChatModel, quoted
 from lgos_demo_api.tables import csv_table, format_number
 
 __all__ = [
@@ -151,7 +151,7 @@ def files_answer_responder(
         return _after_display(messages)
     question = latest_typed_text(messages)
     attachments = parse_attachments(messages)
-    said = f'This is the offline demo model. You asked: "{question}".'
+    said = f"This is the offline demo model. You asked: {quoted(question)}"
     if not attachments:
         return (
             f"{said} I see no attachments. Attach a text, Markdown, CSV or PDF "
@@ -162,7 +162,8 @@ def files_answer_responder(
     body = "\n".join(_describe(attachment) for attachment in attachments)
     return (
         f"{said} Here is what I read in your {noun}:\n\n{body}\n\n"
-        "(A real model would answer your question from this content.)"
+        "(The offline demo model shows what it read; a model with an API key "
+        "answers your question from it.)"
     )
 
 

@@ -20,6 +20,7 @@ from lgos_demo_api.graphs.transcript import (
     tool_calls_by_id,
     trailing_tool_results,
 )
+from lgos_demo_api.offline import quoted
 
 __all__ = ["function_arguments", "functions_responder", "matching_functions"]
 
@@ -238,7 +239,7 @@ def functions_responder(
     `call_<name>_<number of input messages>`.
     """
     question = latest_user_text(messages)
-    said = f'This is the offline demo model. You said: "{" ".join(question.split())}".'
+    said = f"This is the offline demo model. You said: {quoted(question)}"
     if messages and isinstance(messages[-1], ToolMessage):
         return _answer_from_results(messages)
     names = [tool["function"]["name"] for tool in tools]

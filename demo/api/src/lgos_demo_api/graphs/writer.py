@@ -225,7 +225,7 @@ def build_writer_graph(model: BaseChatModel) -> WriterGraph:
 # --------------------------------------------------------------------------
 
 _OFFLINE_HEADINGS = (
-    "{topic}: the basics",
+    "The basics",
     "How it works",
     "Why it matters",
     "Common pitfalls",
@@ -234,16 +234,34 @@ _OFFLINE_HEADINGS = (
 _QUESTION_LEAD = re.compile(
     r"^(?:please\s+)?(?:(?:what|who|how|why|when|where|which)\s+"
     r"(?:is|are|was|were|does|do|did|can|could|should)\s+|explain\s+|describe\s+"
-    r"|tell me about\s+)",
+    r"|tell me about\s+|compare\s+)",
     re.IGNORECASE,
 )
+_HOW_IT_WORKS = re.compile(r"^(?:how\s+)?(.+?)\s+works?$", re.IGNORECASE)
+_GREETING = re.compile(r"^(?:hi|hello|hey|thanks|thank you|good \w+)\b", re.I)
+_TOPIC_WORDS = 6
 
 
-def _topic(question: str) -> str:
-    topic = _QUESTION_LEAD.sub("", " ".join(question.split())).rstrip("?.! ")
-    if not topic or topic == _NO_QUESTION:
-        return "the topic"
-    return topic if len(topic) <= 60 else topic[:57].rstrip() + "..."
+def _topic(question: str) -> str | None:
+    """Return the question's subject for a heading, or None when it has none.
+
+    "What is a river delta?" is about "A river delta", "How do background
+    runs work?" about "Background runs". Greetings, instructions with a colon
+    or a comma, subjects not starting with a letter ("2 + 3") and subjects
+    longer than six words give None (the heading is then "The basics").
+    """
+    text = " ".join(question.split())
+    if not text or text == _NO_QUESTION or _GREETING.match(text):
+        return None
+    topic = _QUESTION_LEAD.sub("", text).rstrip("?.! ")
+    if (works := _HOW_IT_WORKS.match(topic)) is not None:
+        topic = works.group(1)
+    words = topic.split()
+    if not words or not topic[0].isalpha() or len(words) > _TOPIC_WORDS:
+        return None
+    if any(mark in topic for mark in ":,;?"):
+        return None
+    return topic[:1].upper() + topic[1:]
 
 
 def writer_responder(
@@ -255,7 +273,8 @@ def writer_responder(
 
     - outline: the first `count` of "<Topic>: the basics", "How it works",
       "Why it matters", "Common pitfalls", "Where to go next", where
-      `<topic>` is the question without its leading "What is"-style words;
+      `<Topic>` is the question's subject (see `_topic`); without one, the
+      first heading is "The basics";
     - draft: two sentences naming the section being drafted;
     - polish: a one-line introduction followed by the draft it received.
 
@@ -267,8 +286,8 @@ def writer_responder(
         found = re.search(r"exactly (\d+)", system)
         count = int(found.group(1)) if found else 3
         topic = _topic(question)
-        headings = [h.format(topic=topic) for h in _OFFLINE_HEADINGS[:count]]
-        return "\n".join(heading[:1].upper() + heading[1:] for heading in headings)
+        first = f"{topic}: the basics" if topic else "The basics"
+        return "\n".join([first, *_OFFLINE_HEADINGS[1:count]])
     if system.startswith(DRAFT_INSTRUCTIONS.split("{", 1)[0]):
         found = re.search(r'section "(.+?)" of an answer', system)
         heading = found.group(1) if found else "this section"
@@ -281,9 +300,9 @@ def writer_responder(
         draft = system.split("Draft:\n\n", 1)[-1]
         sections = draft.count("### ")
         noun = "section" if sections == 1 else "sections"
-        quoted = " ".join(question.split())
+        quoted = " ".join(question.split()).removesuffix(".")
         if len(quoted) > 80:
-            quoted = quoted[:77].rstrip() + "..."
+            quoted = quoted[:77].rsplit(" ", 1)[0].rstrip(" ,;:") + "..."
         return (
             f'Here is my answer to "{quoted}", outlined, drafted in {sections} '
             f"{noun} and polished in separate steps (the offline demo model "
