@@ -353,7 +353,10 @@ async def test_an_edit_revises_the_plan_and_asks_again(env: Env) -> None:
         paused, "Add how each one resumes after a crash", tools=WEB
     )
     revised = review_payload(edited)["plan"]
-    assert revised == [*plan, "How each one resumes after a crash?"]
+    assert revised == [
+        *plan,
+        "What do the sources explain about how each one resumes after a crash?",
+    ]
     removed = await env.answer(edited, "remove 1", tools=WEB)
     assert review_payload(removed)["plan"] == revised[1:]
     # The edit stays out of the conversation: Answer now answers the request.

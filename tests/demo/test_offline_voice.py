@@ -15,10 +15,11 @@ import re
 from typing import Any
 
 import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
 from openai import AsyncOpenAI
 
 from lgos_chainlit.functions import LOCAL_FUNCTIONS
-from lgos_demo_api.graphs.deep_research_offline import plan_for
+from lgos_demo_api.graphs.deep_research_offline import plan_for, triage_decision
 from lgos_demo_api.offline import end_sentence, quoted
 
 pytestmark = pytest.mark.anyio
@@ -118,6 +119,31 @@ def test_plan_questions_are_grammatical_questions(request_text: str) -> None:
         assert question[:1].isupper() and question.endswith("?"), question
         assert question.count("?") == 1, question
         assert "  " not in question
+
+
+@pytest.mark.parametrize(
+    ("edit", "added"),
+    [
+        (
+            "Add how each one resumes after a crash",
+            "What do the sources explain about how each one resumes after a crash?",
+        ),
+        ("also cover pricing", "What do the sources explain about pricing?"),
+        ("add: is either one free?", "Is either one free?"),
+        ("Which one is older?", "Which one is older?"),
+    ],
+)
+def test_plan_edits_become_grammatical_questions(edit: str, added: str) -> None:
+    plan = plan_for(RESEARCH_REQUESTS[0])
+    system = (
+        "Current plan:\n"
+        + "\n".join(f"{n}. {q}" for n, q in enumerate(plan, start=1))
+        + f"\nRevise the plan according to this request from the user: {edit}"
+    )
+    revised = triage_decision([SystemMessage(system), HumanMessage("x")], None)
+    assert isinstance(revised, dict)
+    assert revised["questions"] == [*plan, added]
+    check_voice(added, edit)
 
 
 def test_plan_questions_name_the_topic() -> None:

@@ -9,7 +9,8 @@ of the graph by its system prompt and plays it:
   news, trends, versus, differences, "pros and cons" or "state of". A plan
   has three to five self-contained questions built from the request's topic
   (four for comparisons and for "latest" questions, five for both). An edit
-  `remove N` drops question N; any other edit is added as a question
+  `remove N` drops question N; any other edit is added as a question, kept
+  as written when it is one, else "What do the sources explain about ...?"
   (replacing the last one when the plan has five). A request mentioning a
   weapon, a bomb, an explosive or malware is refused. "Research is required"
   in the prompt turns any request into a plan.
@@ -106,6 +107,16 @@ _PLAN_LINE = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
 _EDIT = re.compile(
     r"^Revise the plan according to this request from the user: (.+)$", re.MULTILINE
 )
+_EDIT_LEAD = re.compile(
+    r"^(?:(?:also|please|and|then)\s+)*(?:(?:add|include|cover|research|ask about|"
+    r"look at|look into)\b\s*:?\s*(?:a question\s+(?:about|on)\s+)?)?",
+    re.IGNORECASE,
+)
+_DIRECT_QUESTION = re.compile(
+    r"^(?:how|why|what|which|who|when|where|is|are|does|do|did|can|could|should|"
+    r"will|would)\b",
+    re.IGNORECASE,
+)
 _REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNORECASE)
 
 
@@ -113,6 +124,21 @@ def _as_question(text: str) -> str:
     text = text.strip().rstrip(".!")
     text = text[:1].upper() + text[1:]
     return text if text.endswith("?") else f"{text}?"
+
+
+def _added_question(edit: str) -> str:
+    """Turn a plan edit into a research question.
+
+    A question ("Is it free?") is kept as written; anything else ("Add how
+    each one resumes after a crash", "also cover pricing") becomes "What do
+    the sources explain about <topic>?".
+    """
+    text = _EDIT_LEAD.sub("", " ".join(edit.split())).strip()
+    if not text:
+        return _as_question(edit)
+    if text.endswith("?") and _DIRECT_QUESTION.match(text):
+        return _as_question(text)
+    return f"What do the sources explain about {research_topic(text).text}?"
 
 
 def plan_for(question: str) -> list[str]:
@@ -145,8 +171,7 @@ def _revise(plan: list[str], edit: str) -> list[str]:
         if 0 <= index < len(revised) and len(revised) > 1:
             del revised[index]
         return revised
-    addition = re.sub(r"^(also\s+)?(add|include)\s*:?\s*", "", edit.strip(), flags=re.I)
-    question = _as_question(addition)
+    question = _added_question(edit)
     if len(revised) >= 5:
         revised[-1] = question
     else:
