@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.memory import InMemoryStore
@@ -25,6 +26,7 @@ from langgraph_openai_serve.server import ServerResources
 from lgos_demo_api.graphs.deep_research import deep_research_graph_config
 from lgos_demo_api.graphs.deep_research_offline import report_text
 from lgos_demo_api.graphs.deep_research_prompts import START_RESEARCH
+from lgos_demo_api.offline import OfflineChatModel
 from lgos_demo_api.search import web_search_tool
 from lgos_demo_api.search.corpus import (
     CorpusPage,
@@ -34,7 +36,7 @@ from lgos_demo_api.search.corpus import (
     shorten,
     split_passages,
 )
-from lgos_demo_api.search.renumber import MarkerRenumbering
+from lgos_demo_api.search.renumber import MarkerRenumbering, RenumberedChatModel
 from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 from tests.demo.stubs import sdk_client
@@ -142,6 +144,23 @@ def test_renumbering_follows_first_citation_order_across_chunks() -> None:
         chunked = MarkerRenumbering(sources=20)
         out = chunked.feed(text[:cut]) + chunked.feed(text[cut:]) + chunked.flush()
         assert out == expected, cut
+
+
+def test_renumbered_model_streams_and_answers_alike() -> None:
+    def text(messages: Any, tools: Any, tool_choice: Any) -> str:
+        return "See [3] and [1], then [3] again [2"
+
+    def blocks(messages: Any, tools: Any, tool_choice: Any) -> AIMessage:
+        return AIMessage(content=[{"type": "text", "text": "A [2] b [2]"}])
+
+    def model(responder: Any) -> RenumberedChatModel:
+        inner = OfflineChatModel(responder=responder)
+        return RenumberedChatModel(inner=inner, renumbering=MarkerRenumbering(3))
+
+    assert model(text).invoke("x").text == "See [1] and [2], then [1] again [2"
+    streamed = "".join(chunk.text for chunk in model(text).stream("x"))
+    assert streamed == "See [1] and [2], then [1] again [2"
+    assert model(blocks).invoke("x").text == "A [1] b [1]"
 
 
 def test_offline_report_quotes_identifiers_and_whole_words() -> None:

@@ -111,7 +111,12 @@ def _map_text(content: Any, rewrite: Any) -> Any:
         if isinstance(block, str):
             blocks.append(rewrite(block))
         elif isinstance(block, dict) and block.get("type") in ("text", "output_text"):
-            blocks.append({**block, "text": rewrite(str(block.get("text", "")))})
+            text = str(block.get("text", ""))
+            new = rewrite(text)
+            changed = {"text": new}
+            if new != text and block.get("annotations"):
+                changed["annotations"] = []  # their offsets no longer hold
+            blocks.append({**block, **changed})
         else:
             blocks.append(block)
     return blocks
