@@ -25,7 +25,6 @@ def test_one_switch_per_server_tool_labelled_with_its_name() -> None:
     ]
     described = switches[2].description or ""
     assert "custom tool lgos_package_version" in described
-    assert '{"type": "custom", "name": "lgos_package_version"}' in described
     # A model without server tools gets no switch; one without web search, no
     # "Web search" switch.
     assert server_tool_switches((), web_search=True, custom={}) == []

@@ -97,10 +97,9 @@ def server_tool_switches(
                 id=custom_tool_setting(name),
                 label=name,
                 description=(
-                    f"Let the graph run its custom tool {name} on the server "
-                    "(the model's description says what it does): requests "
-                    f'select {{"type": "custom", "name": "{name}"}}, and '
-                    "each call shows as a step with its input and output."
+                    f"Let the graph run its custom tool {name} (the model's "
+                    "description says what it does): each call shows as a "
+                    "step with its input and output."
                 ),
                 initial=custom.get(name, False),
             )
