@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from lgos_chainlit.rendering import (
-    STOPPED_NOTE,
     render_answered,
     render_custom_tool_step,
     render_question,
     search_query,
     search_step_title,
+    stopped_note,
 )
 
 
@@ -61,4 +61,22 @@ def test_questions_and_answers() -> None:
     assert answered == (
         "**Answered** · question 1 of 2\n\nApprove?\n\n**Your answer:** Only \\*half\\*"
     )
-    assert "not kept in the conversation" in STOPPED_NOTE
+
+
+def test_a_stop_is_one_line_saying_what_still_waits() -> None:
+    """After Stop: what was dropped and whether a question waits, in one line."""
+    notes = {
+        "plain": stopped_note(),
+        "background": stopped_note(background=True),
+        "answered": stopped_note(background=True, answered=True),
+        "waiting": stopped_note(waiting=True),
+    }
+    for note in notes.values():
+        assert note.startswith("> **Stopped** — ")
+        assert "\n" not in note
+        assert "resp_" not in note
+    assert "this turn is not kept" in notes["plain"]
+    assert "the background run was cancelled" in notes["background"]
+    assert "background" not in notes["plain"]
+    assert "nothing is waiting for an answer" in notes["answered"]
+    assert "still waiting for your answer" in notes["waiting"]

@@ -38,7 +38,8 @@ from chainlit.data import get_data_layer
 from chainlit.types import ThreadDict
 from openai import AsyncOpenAI
 
-import lgos_chainlit.login  # noqa: F401 - registers the login and its hint route
+import lgos_chainlit.login  # registers the login and its hint route
+import lgos_chainlit.stopping  # noqa: F401 - Stop posts no message of Chainlit's
 from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.attachments import Attachment, upload_attachment
 from lgos_chainlit.chat_state import (
@@ -53,9 +54,18 @@ from lgos_chainlit.chat_state import (
 from lgos_chainlit.file_display import reshow_files
 from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
+from lgos_chainlit.literal_text import protect_markdown
+from lgos_chainlit.loop_hooks import finalize_async_generators_in_tasks
+from lgos_chainlit.page import serve_page_offline
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
 from lgos_chainlit.persistence import LgosDataLayer, resolve_database_url
-from lgos_chainlit.questions import ANSWER_ACTION, ask_next, record_answer
+from lgos_chainlit.questions import (
+    ANSWER_ACTION,
+    WRITE_ACTION,
+    ask_next,
+    prompt_typing,
+    record_answer,
+)
 from lgos_chainlit.session import (
     ChatSession,
     chat_profiles_for,
@@ -73,6 +83,8 @@ RESUME_ASK_DELAY = 0.5
 so the question lands after the browser has redrawn the thread's history."""
 AFTER_HISTORY_TASK = "lgos_after_history"
 """Name of the task a resumed chat starts to show its files and question again."""
+
+serve_page_offline()
 
 if not app_root_is_configured(CHAINLIT_APP_ROOT):
     logger.warning(
@@ -97,7 +109,12 @@ def data_layer() -> LgosDataLayer:
 
 @cl.on_app_startup
 async def create_tables() -> None:
-    """Create the chat history tables (Chainlit does not)."""
+    """Create the chat history tables (Chainlit does not).
+
+    Also closes abandoned async generators in tasks from now on, which
+    Chainlit's nest_asyncio loop does not (:mod:`lgos_chainlit.loop_hooks`).
+    """
+    finalize_async_generators_in_tasks()
     layer = get_data_layer()
     if isinstance(layer, LgosDataLayer):
         await layer.create_schema()
@@ -156,9 +173,9 @@ async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | Non
         session.restore(saved)
     cl.user_session.set(SESSION_KEY, session)
     if welcome:
-        await cl.Message(content=session.welcome).send()
+        await cl.Message(content=protect_markdown(session.welcome)).send()
     if session.notice:
-        await cl.Message(content=session.notice).send()
+        await cl.Message(content=protect_markdown(session.notice)).send()
     widgets = session.widgets
     if widgets:
         await cl.ChatSettings(widgets).send()
@@ -257,15 +274,18 @@ async def _stream(
 ) -> None:
     """Run one turn (or resume), then save the chat and ask what is pending.
 
-    A turn the user stops is labelled as not kept; the conversation forgets
-    it, and the saved state says so too.
+    A turn the user stops is labelled as not kept, in one line that says
+    whether a question still waits; the conversation forgets it, and the
+    saved state says so too.
     """
     view = ChainlitTurnView(files=files_client())
+    resuming = session.conversation.pending is not None
     try:
         result = await run(view)
     except asyncio.CancelledError:
         logger.info("Turn of %s stopped by the user", session.model_id)
-        await view.on_cancelled()
+        waiting = session.conversation.pending is not None
+        await view.on_cancelled(answered=resuming and not waiting, waiting=waiting)
         await save_chat(session)
         raise
     pause = session.conversation.pending
@@ -449,3 +469,11 @@ async def answer_button(action: cl.Action) -> None:
             await cl.context.emitter.task_end()
 
     cl.context.session.current_task = asyncio.create_task(run())
+
+
+@cl.action_callback(WRITE_ACTION)
+async def write_button(action: cl.Action) -> None:
+    """Say where to type an answer ("Edit plan"); a stale button goes away."""
+    session: ChatSession | None = cl.user_session.get(SESSION_KEY)
+    if session is None or not await prompt_typing(session, action.payload):
+        await action.remove()

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "EDIT_PLAN_LABEL",
     "INTERRUPT_FUNCTION",
+    "OTHER_ANSWER_LABEL",
     "InterruptQuestion",
     "PendingPause",
     "carried_items",
@@ -43,6 +45,11 @@ INTERRUPT_FUNCTION = "lgos_interrupt"
 """The ``function_call`` name LGOS gives a pending interrupt."""
 
 FALLBACK_QUESTION = "The graph paused and is waiting for your answer."
+
+OTHER_ANSWER_LABEL = "Type another answer"
+"""Label of the button for a typed answer when the payload names none."""
+EDIT_PLAN_LABEL = "Edit plan"
+"""Label of that button when the payload carries a ``plan`` to review."""
 
 _PAUSE_VERSION = 1
 
@@ -128,6 +135,24 @@ class InterruptQuestion:
     def accepts_text(self) -> bool:
         """Whether a typed answer is allowed (``allow_other``, or no choices)."""
         return self.allow_other or not self.choices
+
+    @property
+    def other_label(self) -> str | None:
+        """Label of a button offering a typed answer next to the choices.
+
+        ``None`` when there are no choices (typing is the only way) or a
+        typed answer is not allowed. The payload's ``other_label`` string
+        names it; else a payload with a ``plan`` list (a plan to review)
+        gets "Edit plan", any other "Type another answer".
+        """
+        if not (self.choices and self.allow_other):
+            return None
+        label = _text(self.payload.get("other_label"))
+        if label is not None:
+            return " ".join(label.split())
+        if isinstance(self.payload.get("plan"), list):
+            return EDIT_PLAN_LABEL
+        return OTHER_ANSWER_LABEL
 
     def answer_for(self, text: str) -> str | None:
         """Return the answer a typed ``text`` gives (``None``: not allowed).

@@ -6,11 +6,20 @@ in a resumed thread); :func:`record_answer` keeps an answer and marks the
 question answered. Resuming the run once every question has its answer is
 the app's job (:mod:`lgos_chainlit.app`).
 
+A question looks like one: its message has a question-mark icon instead of
+the avatar, its choices are buttons whose IDs start with
+:data:`CHOICE_ID_PREFIX` (``public/lgos.css`` draws them as solid buttons and
+hides the copy and feedback icons of question messages), and a question that
+also takes typed answers gets a button for that too (:data:`WRITE_ACTION`,
+"Edit plan" for a plan to review): it answers nothing, it says where to type
+(:func:`prompt_typing`).
+
 It must run inside a Chainlit callback (it uses Chainlit's context).
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import chainlit as cl
@@ -18,15 +27,20 @@ from chainlit.step import StepDict
 from chainlit.types import ThreadDict
 
 from lgos_chainlit.chat_state import save_chat
-from lgos_chainlit.interrupts import InterruptQuestion
+from lgos_chainlit.interrupts import EDIT_PLAN_LABEL, InterruptQuestion
 from lgos_chainlit.rendering import render_answered, render_question
 from lgos_chainlit.session import ChatSession
 
 __all__ = [
     "ANSWER_ACTION",
+    "CHOICE_ID_PREFIX",
+    "QUESTION_ICON",
     "QUESTION_KEY",
+    "WRITE_ACTION",
+    "WRITE_ID_PREFIX",
     "ask_next",
     "clear_question",
+    "prompt_typing",
     "record_answer",
 ]
 
@@ -34,6 +48,19 @@ QUESTION_KEY = "lgos_question"
 """User-session key of the question on screen: its call ID and message."""
 ANSWER_ACTION = "lgos_answer"
 """Name of the answer buttons' action."""
+WRITE_ACTION = "lgos_write"
+"""Name of the "type another answer" (or "Edit plan") button's action."""
+CHOICE_ID_PREFIX = "lgos-choice-"
+"""Start of the answer buttons' element IDs (styled by ``public/lgos.css``)."""
+WRITE_ID_PREFIX = "lgos-write-"
+"""Start of the typed-answer button's element ID."""
+QUESTION_ICON = "message-circle-question"
+"""Lucide icon shown instead of the avatar on question messages."""
+TYPING_HINT = "Type your answer in the message box below, then send it."
+PLAN_EDIT_HINT = (
+    "Type how the plan should change in the message box below (for example "
+    "“remove 2” or “add a question about costs”), then send it."
+)
 
 
 async def clear_question() -> dict[str, Any] | None:
@@ -71,19 +98,7 @@ async def ask_next(
     if question is None:
         return
     await clear_question()
-    actions = [
-        cl.Action(
-            name=ANSWER_ACTION,
-            label=choice,
-            tooltip=f"Answer “{choice}”",
-            payload={
-                "response_id": pause.response_id,
-                "call_id": question.call_id,
-                "answer": choice,
-            },
-        )
-        for choice in question.choices
-    ]
+    actions = _actions(pause.response_id, question)
     shown = session.shown_question
     step = _history_step(history, shown, question.call_id)
     content = render_question(
@@ -94,8 +109,11 @@ async def ask_next(
         accepts_text=question.accepts_text,
         reminder=reminder and step is None,
     )
+    metadata = {"icon": QUESTION_ICON}
     if step is not None:
-        message = cl.Message(id=step.get("id"), content=content, actions=actions)
+        message = cl.Message(
+            id=step.get("id"), content=content, actions=actions, metadata=metadata
+        )
         created = step.get("createdAt")
         if created:
             message.created_at = created
@@ -103,11 +121,76 @@ async def ask_next(
         for action in actions:
             await action.send(for_id=message.id)
     else:
-        message = cl.Message(content=content, actions=actions)
+        message = cl.Message(content=content, actions=actions, metadata=metadata)
         session.shown_question = {"call_id": question.call_id, "message_id": message.id}
         await save_chat(session)
         await message.send()
     cl.user_session.set(QUESTION_KEY, {"call_id": question.call_id, "message": message})
+
+
+def _actions(response_id: str, question: InterruptQuestion) -> list[cl.Action]:
+    """Build the question's buttons: one per choice, then one for a typed answer."""
+    payload = {"response_id": response_id, "call_id": question.call_id}
+    actions = [
+        cl.Action(
+            id=f"{CHOICE_ID_PREFIX}{uuid.uuid4()}",
+            name=ANSWER_ACTION,
+            label=choice,
+            tooltip=f"Answer “{choice}”",
+            payload={**payload, "answer": choice},
+        )
+        for choice in question.choices
+    ]
+    other = question.other_label
+    if other is not None:
+        actions.append(
+            cl.Action(
+                id=f"{WRITE_ID_PREFIX}{uuid.uuid4()}",
+                name=WRITE_ACTION,
+                label=other,
+                icon="pencil",
+                tooltip="Type it in the message box",
+                payload=payload,
+            )
+        )
+    return actions
+
+
+async def prompt_typing(session: ChatSession, payload: dict[str, Any]) -> bool:
+    """Say on the question's message where to type its answer.
+
+    The answer of the "Edit plan" (or "Type another answer") button: the
+    question stays open, with its buttons, and its hint now tells the user
+    to type in the message box.
+
+    Returns:
+        Whether the button belongs to the question on screen.
+
+    """
+    pause = session.conversation.pending
+    question = pause.next_question() if pause is not None else None
+    shown = cl.user_session.get(QUESTION_KEY)
+    if (
+        pause is None
+        or question is None
+        or payload.get("response_id") != pause.response_id
+        or payload.get("call_id") != question.call_id
+        or not isinstance(shown, dict)
+        or shown.get("call_id") != question.call_id
+        or not isinstance(shown.get("message"), cl.Message)
+    ):
+        return False
+    message: cl.Message = shown["message"]
+    message.content = render_question(
+        question.question,
+        position=pause.position(question.call_id),
+        total=len(pause.calls),
+        choices=question.choices,
+        accepts_text=True,
+        hint=PLAN_EDIT_HINT if question.other_label == EDIT_PLAN_LABEL else TYPING_HINT,
+    )
+    await message.update()
+    return True
 
 
 def _history_step(

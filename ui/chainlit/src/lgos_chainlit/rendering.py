@@ -10,6 +10,8 @@ One module: every Markdown the chat shows, sharing one set of escaping helpers.
   A numbered **Sources** list (title and URL, both links) follows the answer.
 - **Refusals**, **incomplete** answers and **failures** each get a distinct,
   labelled rendering, so none of them can pass for a normal answer.
+- The graph's own text (answers, refusals, questions) keeps ``module:factory``
+  and ``__init__`` literal (:func:`~lgos_chainlit.literal_text.protect_markdown`).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from lgos_chainlit.literal_text import protect_markdown
+
 __all__ = [
-    "STOPPED_NOTE",
     "AnswerText",
     "Source",
     "UrlCitation",
@@ -43,6 +46,7 @@ __all__ = [
     "render_sources",
     "search_query",
     "search_step_title",
+    "stopped_note",
 ]
 
 _MARKER = re.compile(r"^\[(\d{1,3})\]$")
@@ -263,12 +267,14 @@ def render_answer(parts: Sequence[AnswerText]) -> str:
         texts.append(linked)
     body = "".join(texts)
     listing = render_sources(sources)
-    return f"{body}\n\n{listing}" if listing else body
+    return protect_markdown(f"{body}\n\n{listing}" if listing else body)
 
 
 def render_refusal(refusal: str) -> str:
     """Render a refusal, labelled and quoted so it cannot pass for an answer."""
-    quoted = "\n".join(f"> {line}" if line else ">" for line in refusal.splitlines())
+    quoted = "\n".join(
+        f"> {line}" if line else ">" for line in protect_markdown(refusal).splitlines()
+    )
     return f"**Refusal** — the graph declined to answer:\n\n{quoted}"
 
 
@@ -378,11 +384,33 @@ def render_custom_tool_step(tool_input: str, output: str | None) -> str:
     return "\n\n".join(lines)
 
 
-STOPPED_NOTE = (
-    "> **Stopped** — this message and its partial answer are not kept in the "
-    "conversation: the next message continues from the last complete answer."
-)
-"""Shown after a turn the user stopped."""
+def stopped_note(
+    *, background: bool = False, answered: bool = False, waiting: bool = False
+) -> str:
+    """Return the one line shown after the user pressed Stop.
+
+    Args:
+        background: A background run was cancelled on the server.
+        answered: The stopped turn was resuming a paused run (the user had
+            answered its question): that pause is gone with the turn.
+        waiting: A question is still waiting for its answer.
+
+    """
+    what = "the background run was cancelled and " if background else ""
+    if waiting:
+        return (
+            f"> **Stopped** — {what}the question above is still waiting "
+            "for your answer."
+        )
+    if answered:
+        return (
+            f"> **Stopped** — {what}this turn and the question it answered are "
+            "not kept; nothing is waiting for an answer."
+        )
+    return (
+        f"> **Stopped** — {what}this turn is not kept; the next message "
+        "continues from the last complete answer."
+    )
 
 
 def render_question(
@@ -393,6 +421,7 @@ def render_question(
     choices: Sequence[str] = (),
     accepts_text: bool = True,
     reminder: bool = False,
+    hint: str | None = None,
 ) -> str:
     """Render an interrupt question, with a hint on how to answer it.
 
@@ -403,17 +432,18 @@ def render_question(
         choices: The answers offered as buttons.
         accepts_text: Whether a typed answer is allowed.
         reminder: Whether this asks again (after a reload or a failure).
+        hint: A hint replacing the default one (after "Edit plan").
 
     """
     label = "Still waiting for your answer" if reminder else "Your answer is needed"
     count = f" · question {position} of {total}" if total > 1 else ""
-    if choices and accepts_text:
+    if hint is None and choices and accepts_text:
         hint = "Choose an answer below, or type your own in the message box."
-    elif choices:
+    elif hint is None and choices:
         hint = "Choose an answer below."
-    else:
+    elif hint is None:
         hint = "Type your answer in the message box."
-    return f"**{label}**{count}\n\n{question.strip()}\n\n_{hint}_"
+    return f"**{label}**{count}\n\n{protect_markdown(question.strip())}\n\n_{hint}_"
 
 
 def render_answered(
@@ -421,5 +451,6 @@ def render_answered(
 ) -> str:
     """Render a question that has its answer (the buttons are gone)."""
     count = f" · question {position} of {total}" if total > 1 else ""
-    quoted = _escape(" ".join(answer.split()))
-    return f"**Answered**{count}\n\n{question.strip()}\n\n**Your answer:** {quoted}"
+    quoted = protect_markdown(_escape(" ".join(answer.split())))
+    asked = protect_markdown(question.strip())
+    return f"**Answered**{count}\n\n{asked}\n\n**Your answer:** {quoted}"

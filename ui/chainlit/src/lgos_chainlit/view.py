@@ -39,14 +39,15 @@ from lgos_chainlit.file_display import (
 )
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY, file_element
 from lgos_chainlit.functions import FunctionCall
+from lgos_chainlit.literal_text import StreamedMarkdown, protect_markdown
 from lgos_chainlit.rendering import (
-    STOPPED_NOTE,
     commentary_title,
     failure_note,
     render_custom_tool_step,
     render_function_step,
     render_response,
     search_step_title,
+    stopped_note,
 )
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 from lgos_chainlit.turn_result import TurnResult
@@ -101,6 +102,7 @@ class ChainlitTurnView(TurnListener):
 
     def __init__(self, files: AsyncOpenAI | None = None) -> None:
         self.reply: cl.Message | None = None
+        self.streamed = StreamedMarkdown()
         self.commentary: dict[str, cl.Step] = {}
         self.running: cl.Step | None = None
         self.tools: dict[str, cl.Step] = {}
@@ -122,7 +124,7 @@ class ChainlitTurnView(TurnListener):
 
     async def _show_commentary(self, item_id: str, text: str) -> None:
         title = commentary_title(text)
-        detail = text.strip() if text.strip() != title else ""
+        detail = protect_markdown(text.strip()) if text.strip() != title else ""
         step = self.commentary.get(item_id)
         if step is None:
             await self._end_running()
@@ -152,11 +154,17 @@ class ChainlitTurnView(TurnListener):
         await self._show_commentary(item_id, text)
 
     async def on_text(self, text: str) -> None:
-        """Stream answer text into the round's answer message."""
+        """Stream answer text into the round's answer message.
+
+        The page gets the text protected (:mod:`lgos_chainlit.literal_text`):
+        the new tail, or the whole text again when an earlier part changed.
+        """
         await self._end_running()
         if self.reply is None:
             self.reply = cl.Message(content="")
-        await self.reply.stream_token(text)
+            self.streamed = StreamedMarkdown()
+        shown, whole = self.streamed.add(text)
+        await self.reply.stream_token(shown, is_sequence=whole)
 
     async def on_server_tool(self, item: dict[str, Any], *, done: bool) -> None:
         """Show a search or a custom tool the graph ran as a tool step."""
@@ -262,8 +270,17 @@ class ChainlitTurnView(TurnListener):
             self.polling = None
         await step.update()
 
-    async def on_cancelled(self) -> None:
-        """Label a stopped turn: its partial answer is not kept."""
+    async def on_cancelled(
+        self, *, answered: bool = False, waiting: bool = False
+    ) -> None:
+        """Label a stopped turn in one line: what happened, what still waits.
+
+        A partial answer stays, marked "(stopped)"; a cancelled background
+        run's step says so. ``answered``: the turn was resuming a pause;
+        ``waiting``: a question is still pending (see
+        :func:`~lgos_chainlit.rendering.stopped_note`).
+        """
+        background = self.polling is not None
         if self.polling is not None:
             response_id, elapsed = self.polling
             self.polling = None
@@ -272,15 +289,13 @@ class ChainlitTurnView(TurnListener):
             step.end = utc_now()
             step.icon = FAILED_ICON
             await step.update()
-            await cl.Message(
-                content=f"Cancelled the background response `{response_id}`."
-            ).send()
         await self._end_running()
         reply, self.reply = self.reply, None
         if reply is not None and reply.content:
             reply.content = f"{reply.content}\n\n_(stopped)_"
             await reply.send()
-        await cl.Message(content=STOPPED_NOTE).send()
+        note = stopped_note(background=background, answered=answered, waiting=waiting)
+        await cl.Message(content=note).send()
 
     async def on_response(self, result: TurnResult) -> None:
         """Replace the streamed text with the rendered answer, notes included."""

@@ -1,0 +1,122 @@
+"""End to end: what a person sees of identifiers, questions and the page itself.
+
+- ``module:factory``, ``LGOS_POSTGRES_URI`` and ``__init__`` read verbatim in
+  the user's bubble and in the answer (Chainlit's renderer used to eat the
+  text after a colon, and bold ``__init__``).
+- A pending question looks like one: solid answer buttons, a button for a
+  typed answer that says where to type, and no copy or thumbs icons.
+- The page loads nothing from another host (Chainlit's KaTeX stylesheet was
+  requested from a CDN).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import (
+    ANSWER_TIMEOUT_MS,
+    ANSWERS,
+    UI_TIMEOUT_MS,
+    Service,
+    open_chat,
+    send,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+USER_BUBBLES = '.step[data-step-type="user_message"]'
+QUESTION = ANSWERS + ":has-text('Your answer is needed')"
+IDENTIFIERS = (
+    "Run lgos serve my_module:create_registry with LGOS_POSTGRES_URI, "
+    "psycopg_pool, get(run_id) and __init__"
+)
+
+_BUTTON_STYLE = """
+(el) => {
+  const style = getComputedStyle(el);
+  const box = el.getBoundingClientRect();
+  return {
+    background: style.backgroundColor,
+    border: style.borderTopWidth,
+    weight: Number(style.fontWeight),
+    height: box.height,
+    width: box.width,
+  };
+}
+"""
+
+
+def test_colons_and_identifiers_read_verbatim(page: Any, chainlit_ui: Service) -> None:
+    open_chat(page, chainlit_ui, "chat")
+    send(page, IDENTIFIERS)
+
+    bubble = page.locator(USER_BUBBLES).last
+    expect(bubble).to_have_text(IDENTIFIERS, timeout=UI_TIMEOUT_MS)
+    answer = page.locator(ANSWERS).last
+    expect(answer).to_contain_text(
+        f'You said: "{IDENTIFIERS}"', timeout=ANSWER_TIMEOUT_MS
+    )
+    # Nothing became a directive's empty block or bold text.
+    for message in (bubble, answer):
+        assert message.locator("div:empty").count() == 0
+        assert message.locator("strong, .font-bold").count() == 0
+
+
+def test_a_question_has_buttons_and_no_feedback_icons(
+    page: Any, chainlit_ui: Service, log_dir: Any
+) -> None:
+    open_chat(page, chainlit_ui, "approval")
+    send(page, "Refund order 42: the kettle arrived broken.")
+    question = page.locator(QUESTION).last
+    expect(question).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    message = page.locator(
+        '.step[data-step-type="assistant_message"]', has_text="Your answer is needed"
+    ).last
+    page.screenshot(path=str(log_dir / "question-buttons.png"))
+
+    approve = message.get_by_role("button", name="approve", exact=True)
+    expect(approve).to_be_visible()
+    look = approve.evaluate(_BUTTON_STYLE)
+    assert look["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), look
+    assert look["weight"] >= 600, look
+    assert look["height"] >= 36, look
+    assert look["width"] >= 64, look
+    # The question mark stands for the avatar; no copy or thumbs icons.
+    expect(
+        message.locator('svg[class*="lucide-message-circle-question"]')
+    ).to_be_visible()
+    for icon in ("thumbs-up", "thumbs-down", "copy"):
+        expect(message.locator(f"svg.lucide-{icon}")).not_to_be_visible()
+
+    # The typed answer is a visible choice too: it says where to type.
+    other = message.get_by_role("button", name="Type another answer")
+    expect(other).to_be_visible()
+    assert other.evaluate(_BUTTON_STYLE)["height"] >= 36
+    other.click()
+    expect(question).to_contain_text(
+        "Type your answer in the message box below", timeout=UI_TIMEOUT_MS
+    )
+    expect(page.locator("#chat-input")).to_be_focused()
+    expect(approve).to_be_visible()  # still answerable with a button
+    send(page, "Check the photos first.")
+    expect(page.locator(ANSWERS).last).to_contain_text(
+        "Approved with instructions.", timeout=ANSWER_TIMEOUT_MS
+    )
+
+
+def test_the_page_asks_no_other_host(page: Any, chainlit_ui: Service) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    open_chat(page, chainlit_ui, "chat")
+    page.reload()
+    expect(page.locator("#chat-input")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    page.wait_for_load_state("networkidle")
+    elsewhere = [
+        url
+        for url in requested
+        if not url.startswith(chainlit_ui.url) and not url.startswith("data:")
+    ]
+    assert elsewhere == []
