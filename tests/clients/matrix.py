@@ -216,8 +216,8 @@ WRITER_SETTINGS = {"lgos_settings": '{"pace":0}'}
 
 def _writer_headings(prompt: str) -> list[str]:
     # The offline outline's first heading names the topic: the prompt without
-    # a leading "What is" and its final question mark.
-    topic = prompt.removeprefix("What is ").rstrip("?")
+    # a leading "What is" or "Write about" and its final question mark.
+    topic = prompt.removeprefix("What is ").removeprefix("Write about ").rstrip("?")
     return [f"{topic}: the basics", "How it works", "Why it matters"]
 
 

@@ -33,6 +33,7 @@ PROMPTS = (
     "Explain how LangGraph streaming works.",
     "What time is it in Tokyo, and roll two dice?",
     "Compare how LangGraph and the OpenAI Agents SDK pause for approval.",
+    "Write about LangGraph",
 )
 RESEARCH_REQUESTS = (
     "Compare how LangGraph and the OpenAI Agents SDK pause for approval.",
@@ -72,6 +73,7 @@ def check_voice(text: str, where: str) -> None:
     assert not PLACEHOLDERS.search(text), (where, PLACEHOLDERS.search(text), text)
     for heading in re.findall(r"^### (.+)$", text, re.MULTILINE):
         assert heading[:1].isupper(), (where, heading)
+        assert not re.match(r"(?:Write|Compare|Run|Hello|Hi)\b", heading), heading
         assert heading.count(":") <= 1 and "?" not in heading, (where, heading)
 
 

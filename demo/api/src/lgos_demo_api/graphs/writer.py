@@ -234,7 +234,7 @@ _OFFLINE_HEADINGS = (
 _QUESTION_LEAD = re.compile(
     r"^(?:please\s+)?(?:(?:what|who|how|why|when|where|which)\s+"
     r"(?:is|are|was|were|does|do|did|can|could|should)\s+|explain\s+|describe\s+"
-    r"|tell me about\s+|compare\s+)",
+    r"|tell me about\s+|compare\s+|write(?:\s+(?:a|an)\s+\w+)?\s+(?:about|on)\s+)",
     re.IGNORECASE,
 )
 _HOW_IT_WORKS = re.compile(r"^(?:how\s+)?(.+?)\s+works?$", re.IGNORECASE)
