@@ -462,7 +462,14 @@ def plot_timings(timings: list[Timing], title: str) -> Figure:
     handles, labels = axes.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
     if unique:
-        axes.legend(unique.values(), unique.keys(), loc="lower right")
+        # Below the plot: inside it, the legend covered a bar.
+        figure.legend(
+            unique.values(),
+            unique.keys(),
+            loc="outside lower center",
+            ncols=len(unique),
+            frameon=False,
+        )
     axes.set_yticks(range(len(modes)), labels=modes)
     axes.invert_yaxis()
     axes.set_xlabel("milliseconds (bar: median total, dots: each run)")

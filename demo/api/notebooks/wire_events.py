@@ -13,6 +13,7 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="LGOS: commentary and citations on the wire")
 
 with app.setup:
+    import html
     import json
     from collections import Counter
     from dataclasses import dataclass, field
@@ -384,6 +385,24 @@ def comparison(responses: dict[str, Any], chat: dict[str, Any]) -> list[dict[str
     ]
 
 
+@app.function
+def html_table(rows: list[dict[str, str]]) -> str:
+    """`rows` (one dict per row, same keys) as an HTML table, text escaped."""
+    keys = list(rows[0])
+    cell = "padding: 0.3em 0.8em; border-bottom: 1px solid #e5e7eb; text-align: left"
+    head = "".join(f'<th style="{cell}">{html.escape(key)}</th>' for key in keys)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td style="{cell}">{html.escape(row[key])}</td>' for key in keys)
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        '<table style="width: 100%; border-collapse: collapse">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
 @app.cell
 def _():
     args = mo.cli_args()
@@ -438,10 +457,13 @@ async def _(model, prompt, settings):
             settings, model.value, prompt.value, PRESETS[model.value]
         )
     facts = {"responses": responses_facts(responses), "chat": chat_facts(chat)}
-    mo.ui.table(
-        comparison(facts["responses"], facts["chat"]),
-        selection=None,
-        label="Side by side",
+    # A plain table: its columns share the width and long cells wrap, where a
+    # mo.ui.table cuts them and leaves an empty column to the right.
+    mo.vstack(
+        [
+            mo.md("**Side by side**"),
+            mo.Html(html_table(comparison(facts["responses"], facts["chat"]))),
+        ]
     )
     return chat, facts, responses
 
@@ -460,7 +482,8 @@ def _(chat, merge, responses):
         page_size=25,
         label="Chat Completions: chunks",
     )
-    mo.hstack([responses_table, chat_table], widths=[3, 2], align="start")
+    # One above the other: side by side, the chunk table ran off the page.
+    mo.vstack([responses_table, chat_table], gap=1.5)
     return chat_table, responses_table
 
 
