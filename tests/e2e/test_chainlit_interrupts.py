@@ -215,6 +215,13 @@ def test_deep_research_review_edit_and_cited_report(
     assert before >= 3
     removed = plan.locator("ol li").nth(1).inner_text()
 
+    # The edit is a visible choice: it says where to type, and answers nothing.
+    choice(page, "Edit plan").click()
+    expect(plan).to_contain_text(
+        "Type how the plan should change in the message box", timeout=UI_TIMEOUT_MS
+    )
+    expect(page.locator("#chat-input")).to_be_focused()
+    expect(choice(page, "Start research")).to_be_visible()
     # An edit revises the plan and asks again.
     send(page, "remove 2")
     expect(page.locator(ANSWERS, has_text="Your answer: remove 2")).to_have_count(
