@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -120,3 +121,27 @@ def test_the_page_asks_no_other_host(page: Any, chainlit_ui: Service) -> None:
         if not url.startswith(chainlit_ui.url) and not url.startswith("data:")
     ]
     assert elsewhere == []
+
+
+def test_stop_after_answering_a_plan_says_nothing_waits(
+    page: Any, chainlit_ui: Service
+) -> None:
+    open_chat(page, chainlit_ui, "deep-research")
+    send(page, "Compare LangGraph checkpointers and OpenAI background responses")
+    start = page.get_by_role("button", name="Start research", exact=True)
+    expect(start).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    start.click()
+    stop = page.locator("#stop-button")
+    expect(stop).to_be_visible(timeout=UI_TIMEOUT_MS)
+    stop.click()
+    stopped = page.locator(ANSWERS, has_text=re.compile(r"^\s*Stopped —"))
+    expect(stopped).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    expect(stopped).to_have_text(
+        "Stopped — this turn and the question it answered are not kept; "
+        "nothing is waiting for an answer."
+    )
+    # One line: no "Task manually stopped." from Chainlit besides it.
+    page.wait_for_timeout(1000)
+    expect(page.get_by_text("Task manually stopped")).to_have_count(0)
+    expect(stopped).to_have_count(1)
+    expect(start).to_have_count(0)
