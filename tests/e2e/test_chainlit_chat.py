@@ -8,6 +8,7 @@ client-side ledger reached the graph. The processes and the browser come from
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -87,3 +88,44 @@ def test_chat_streams_an_answer_that_follows_the_settings(
     )
     expect(second).to_contain_text('You said: "And an estuary?"')
     expect(second).to_contain_text("Write for an expert audience")
+
+
+@pytest.mark.parametrize("profile", ["chat", "server-tools"])
+def test_the_welcome_line_stays_after_a_message_and_in_the_reopened_thread(
+    page: Any, chainlit_ui: Service, profile: str
+) -> None:
+    """The line naming the model and what it does is part of the thread: it
+    stays when the first message turns the chat into a thread, when the
+    thread's page is reloaded, and when the thread is reopened from the
+    history (issue 18, item 11)."""
+
+    open_chat(page, chainlit_ui, profile)
+    answers = page.locator(ANSWERS)
+    welcome = answers.first.inner_text().strip()
+    assert welcome.startswith(f"{profile} —")
+    request = f"Welcome-line check for {profile}"
+    page.locator("#chat-settings-open-modal").click()
+    dialog = page.locator("#chat-settings")
+    expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
+    dialog.locator("#confirm").click()
+    expect(dialog).to_be_hidden()
+    send(page, request)
+    expect(answers).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
+    # The whole answer (it streams), on the page's thread URL.
+    expect(page.locator("#stop-button")).to_have_count(0, timeout=ANSWER_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
+    answer = answers.nth(1).inner_text()
+    expect(answers.first).to_have_text(welcome)
+    page.reload()
+    expect(answers).to_have_count(2, timeout=UI_TIMEOUT_MS)
+    expect(answers.first).to_have_text(welcome)
+    expect(answers.nth(1)).to_have_text(answer)
+
+    page.goto(chainlit_ui.url)
+    thread = page.locator('li[id^="thread-"]', has_text=request).first
+    expect(thread).to_be_visible(timeout=UI_TIMEOUT_MS)
+    thread.click()
+    expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
+    expect(answers).to_have_count(2, timeout=UI_TIMEOUT_MS)
+    expect(answers.first).to_have_text(welcome)
+    expect(answers.nth(1)).to_have_text(answer)

@@ -4,12 +4,12 @@ One module: Chainlit's callbacks, which share the turn runner ``_stream``.
 
 Each LGOS graph (an OpenAI ``model``) is a chat profile. Starting a chat
 retrieves the selected model, says what it does, renders its runtime
-settings (plus a "Web search" switch for models offering ``web_search``) as
-Chainlit chat settings, and streams answers from the Responses API while the
-client keeps the input ledger. Commentary shows as steps, citations as
-linked markers and a Sources list, and the UI runs the functions a graph
-calls (those listed in its ``lgos.client_tools``) as tool steps
-(:mod:`lgos_chainlit.view`).
+settings (plus a switch per server tool the model offers: "Web search" and
+each custom tool by name) as Chainlit chat settings, and streams answers
+from the Responses API while the client keeps the input ledger. Commentary
+shows as steps, citations as linked markers and a Sources list, and the UI
+runs the functions a graph calls (those listed in its ``lgos.client_tools``)
+as tool steps (:mod:`lgos_chainlit.view`).
 
 A graph that pauses (``lgos_interrupt`` calls) gets its questions asked one
 at a time, with the choices as buttons and typed answers where allowed; the
