@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator
+from typing import Any
 
 import chainlit.server
 import pytest
@@ -89,12 +90,22 @@ def test_abandoned_generators_are_closed_in_a_task() -> None:
 
 
 def test_the_hook_keeps_a_finalizer_already_there() -> None:
-    async def main() -> bool:
-        return finalize_async_generators_in_tasks()
+    def theirs(generator: Any) -> None:  # pragma: no cover - never called
+        pass
 
-    # A plain asyncio loop installs its own hooks: nothing to add.
+    async def main() -> bool:
+        # A finalizer is set (as asyncio's run_forever sets one; set here by
+        # hand, since nest_asyncio, once applied by another test, patches
+        # every loop of this class not to).
+        sys.set_asyncgen_hooks(firstiter=None, finalizer=theirs)
+        installed = finalize_async_generators_in_tasks()
+        assert sys.get_asyncgen_hooks().finalizer is theirs
+        return installed
+
+    hooks = sys.get_asyncgen_hooks()
     loop = asyncio.new_event_loop()
     try:
         assert loop.run_until_complete(main()) is False
     finally:
+        sys.set_asyncgen_hooks(*hooks)
         loop.close()
