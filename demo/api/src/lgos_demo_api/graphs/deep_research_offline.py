@@ -42,7 +42,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from lgos_demo_api.arithmetic import arithmetic
 from lgos_demo_api.attachments import parse_attachments
 from lgos_demo_api.graphs.deep_research_offline_report import report_text
-from lgos_demo_api.graphs.deep_research_plan import research_topic
+from lgos_demo_api.graphs.deep_research_plan import QUESTION_WORD, research_topic
 from lgos_demo_api.graphs.deep_research_prompts import (
     ANSWER_PROMPT,
     FORCED_RESEARCH,
@@ -112,11 +112,6 @@ _EDIT_LEAD = re.compile(
     r"look at|look into)\b\s*:?\s*(?:a question\s+(?:about|on)\s+)?)?",
     re.IGNORECASE,
 )
-_DIRECT_QUESTION = re.compile(
-    r"^(?:how|why|what|which|who|when|where|is|are|does|do|did|can|could|should|"
-    r"will|would)\b",
-    re.IGNORECASE,
-)
 _REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNORECASE)
 
 
@@ -136,7 +131,7 @@ def _added_question(edit: str) -> str:
     text = _EDIT_LEAD.sub("", " ".join(edit.split())).strip()
     if not text:
         return _as_question(edit)
-    if text.endswith("?") and _DIRECT_QUESTION.match(text):
+    if text.endswith("?") and QUESTION_WORD.match(text):
         return _as_question(text)
     return f"What do the sources explain about {research_topic(text).text}?"
 

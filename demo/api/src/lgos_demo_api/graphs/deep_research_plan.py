@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Topic", "research_topic"]
+__all__ = ["QUESTION_WORD", "Topic", "research_topic"]
 
 _LEAD = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+)*(?:compare|research|investigate|"
@@ -38,11 +38,12 @@ _HOW_DOES_COMPARE = re.compile(
     re.IGNORECASE,
 )
 _HOW_DOES_WORK = re.compile(r"^how\s+does\s+(.+?)\s+work$", re.IGNORECASE)
-_QUESTION_WORD = re.compile(
+QUESTION_WORD = re.compile(
     r"^(?:how|why|when|where|which|who|what|whether|is|are|does|do|did|can|"
     r"could|should|would|will)\b",
     re.IGNORECASE,
 )
+"""A question word opening a sentence (``how``, ``is``, ``should``...)."""
 _DIFFERENCE = re.compile(
     r"^(?:the\s+)?(?:main\s+|key\s+)?(?:differences?|pros and cons)\s+"
     r"(?:between|of)\s+(.+)$",
@@ -116,7 +117,7 @@ def research_topic(request: str) -> Topic:
         text = stripped if stripped != rest else f"{how.group(1).lower()} {rest}"
     if (difference := _DIFFERENCE.match(text)) is not None:
         text = difference.group(1)
-    if _QUESTION_WORD.match(text) and not re.match(r"^how\s", text):
+    if QUESTION_WORD.match(text) and not re.match(r"^how\s", text):
         quoted = _main_sentence(request).rstrip("?.!: ").strip()
         topic = f"the question “{quoted[:1].lower() + quoted[1:]}”"
         return Topic(
