@@ -52,12 +52,17 @@ def running(
     log: Path,
     env: Mapping[str, str] | None = None,
     timeout: float = 60,
+    cwd: Path | None = None,
 ) -> Iterator[subprocess.Popen]:
-    """Run ``args`` from the repository root until the block ends."""
+    """Run ``args`` from ``cwd`` (the repository root) until the block ends."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            list(args), cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
+            list(args),
+            cwd=cwd or ROOT,
+            env=environment,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
         try:
             wait_http(ready_url, process, log, timeout)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from openai import OpenAI
 
-from tests.procs import free_port, lgos_command, running
+from tests.procs import ROOT, free_port, lgos_command, running
 
 
 def test_serve_runs_a_registry_factory(tmp_path: Path) -> None:
@@ -69,6 +69,10 @@ from tests.lgos.graphs import make_registry
 
 app = FastAPI()
 registry = make_registry()
+
+
+def no_arguments():
+    return registry
 """
 
 
@@ -77,6 +81,7 @@ registry = make_registry()
     [
         ("app", "is an ASGI application, not a registry factory"),
         ("registry", "is a GraphRegistry, not a registry factory"),
+        ("no_arguments", "cannot take the one argument lgos passes"),
     ],
 )
 @pytest.mark.parametrize("command", ["serve", "worker"])
@@ -90,10 +95,36 @@ def test_the_likeliest_mistakes_get_one_line_and_exit_2(
         capture_output=True,
         text=True,
         timeout=60,
+        # my_module is found in the directory the command runs in, as
+        # Uvicorn finds an app there; PYTHONPATH only adds the repository.
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.getcwd()}"},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert f"'my_module:{target}' {says}" in lines[0]
+
+
+GOOD_FACTORY = """
+from tests.lgos.graphs import make_registry
+
+
+def create_registry(resources):
+    return make_registry()
+"""
+
+
+def test_serve_finds_a_factory_in_the_current_directory(tmp_path: Path) -> None:
+    """The getting-started flow: ``my_app.py`` beside you, ``lgos serve my_app:...``."""
+    (tmp_path / "my_app.py").write_text(GOOD_FACTORY)
+    port = free_port()
+    with running(
+        [*lgos_command(), "serve", "my_app:create_registry", "--port", str(port)],
+        ready_url=f"http://127.0.0.1:{port}/health",
+        log=tmp_path / "api.log",
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+    ):
+        models = httpx.get(f"http://127.0.0.1:{port}/v1/models").json()
+        assert models["data"][0]["id"] == "echo"

@@ -13,6 +13,7 @@ or ``text``) enriched with the request's LGOS fields; see
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 try:
@@ -33,8 +34,12 @@ def _settings() -> Any:
     return ServerSettings()
 
 
-def _check_factory(factory: str) -> None:
+def _check_factory(factory: str, app_dir: str | None = ".") -> None:
     """Import FACTORY now: a wrong one is one line on stderr and exit status 2.
+
+    ``app_dir`` goes first on ``sys.path``, as Uvicorn puts its ``--app-dir``
+    (default: the current directory), so ``my_app:create_registry`` is found
+    in the directory the command runs in, here and in the server.
 
     Raises:
         SystemExit: 2, when ``factory`` is not a registry factory.
@@ -42,6 +47,8 @@ def _check_factory(factory: str) -> None:
     """
     from langgraph_openai_serve.server.app import load_factory
 
+    if app_dir is not None and app_dir not in sys.path:
+        sys.path.insert(0, app_dir)
     try:
         load_factory(factory)
     except ValueError as exc:
@@ -52,7 +59,7 @@ def _check_factory(factory: str) -> None:
 def _serve(factory: str, **options: Any) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
 
-    _check_factory(factory)
+    _check_factory(factory, options.get("app_dir", "."))
 
     # Uvicorn imports the app by path (also in --workers/--reload children),
     # so the factory path travels in the environment.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import inspect
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -40,7 +41,9 @@ def load_factory(path: str) -> RegistryFactory:
         ValueError: ``path`` is not ``module:attribute``, the module or the
             attribute does not exist, or the attribute is not a factory: a
             ``GraphRegistry`` or an ASGI application (the two likeliest
-            mistakes, each named in the message), or anything not callable.
+            mistakes, each named in the message), anything not callable, or
+            a callable that cannot be called with the one argument LGOS
+            passes (:class:`ServerResources`), such as ``def f(): ...``.
 
     """
     module_name, _, attribute = path.partition(":")
@@ -77,6 +80,19 @@ def load_factory(path: str) -> RegistryFactory:
     if not callable(factory):
         msg = f"{path!r} is not callable."
         raise ValueError(msg)
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin or C callable: call it and see
+        return factory  # type: ignore[return-value]
+    try:
+        signature.bind(None)
+    except TypeError:
+        msg = (
+            f"{path!r} cannot take the one argument lgos passes (ServerResources), "
+            f"its signature is {signature}: write it as "
+            "def create_registry(resources): return registry."
+        )
+        raise ValueError(msg) from None
     return factory  # type: ignore[return-value]
 
 
