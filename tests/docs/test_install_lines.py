@@ -9,6 +9,7 @@ path to this checkout's ``lgos`` (or a wheel built from it) instead.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,26 @@ _INSTALL = re.compile(
 )
 # The distribution named on its own: not part of a path or a wheel's file name.
 _BARE = re.compile(r"(?<![\w/.-])langgraph[-_]openai[-_]serve(?![\w/.-])")
+
+
+# uv applies --editable to every requirement of the line, and refuses one that
+# is not a local directory ("did not resolve to a local directory").
+_EDITABLE = re.compile(r"\buv add\b.*\s(?:--editable|-e)\s")
+
+
+def mixed_editable_installs(text: str, name: str) -> list[str]:
+    """``"<page>:<line>: <line>"`` for each ``uv add --editable`` line that also
+    names a requirement that is not a path (uv fails on such a line)."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not _EDITABLE.search(line):
+            continue
+        command = line.split("#", 1)[0]
+        words = shlex.split(command[command.index("uv add") + len("uv add") :])
+        requirements = [word for word in words if not word.startswith("-")]
+        if any(not word.startswith(("/", "./", "../", "~")) for word in requirements):
+            found.append(f"{name}:{number}: {line.strip()}")
+    return found
 
 
 def bare_installs(text: str, name: str) -> list[str]:
@@ -36,7 +57,23 @@ PAGES = pages()
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_install_lines_name_this_checkout(page: Path) -> None:
-    assert bare_installs(page.read_text(encoding="utf-8"), page.name) == []
+    text = page.read_text(encoding="utf-8")
+    assert bare_installs(text, page.name) == []
+    assert mixed_editable_installs(text, page.name) == []
+
+
+def test_the_scanner_finds_an_editable_line_with_a_package() -> None:
+    text = "\n".join(
+        [
+            'uv add --editable "/path/to/this/repository/lgos[server]" openai',
+            'uv add --editable "/path/to/this/repository/lgos[server]"',
+            "uv add openai",
+            "uv add -e ./lgos  # from your checkout",
+        ]
+    )
+    assert [
+        line.split(": ", 1)[0] for line in mixed_editable_installs(text, "p.md")
+    ] == ["p.md:1"]
 
 
 def test_the_scanner_finds_a_bare_install() -> None:
