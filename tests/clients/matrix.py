@@ -245,9 +245,9 @@ def writer_answer(prompt: str) -> str:
         f"{writer_answer_start(prompt)} and polished in separate steps (the "
         "offline demo model scripts the prose).\n\n"
         + "\n\n".join(
-            f'### {heading}\n\nThis is the "{heading}" section. The offline model '
-            "drafted it in a step of its own, where a real model would write two "
-            "or three sentences."
+            f'### {heading}\n\nThis section ("{heading}") was drafted in a step of '
+            "its own. Set a model key and each section becomes two or three "
+            "sentences written for the question."
             for heading in _writer_headings(prompt)
         )
     )

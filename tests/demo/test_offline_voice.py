@@ -59,7 +59,7 @@ DOUBLED = re.compile(
     r"|\?\?|!!|\s[.,;:!?](?:\s|$)"  # `??`, a stray mark after a space
 )
 PLACEHOLDERS = re.compile(
-    r"(?i:would answer it here|A real model would answer|regarding"
+    r"(?i:would answer it here|a real model would|regarding"
     r"|the finance(?! reviewer)|: the basics:)"
     r"|\b(?:about|in|for|Research) (?:Compare|Research|Investigate|Explain)\b"
     r"|\b(?:about|in) (?i:research)\?"
@@ -133,6 +133,11 @@ def test_plan_questions_are_grammatical_questions(request_text: str) -> None:
         ("also cover pricing", "What do the sources explain about pricing?"),
         ("add: is either one free?", "Is either one free?"),
         ("Which one is older?", "Which one is older?"),
+        (
+            "Only research PostgreSQL checkpointers.",
+            "What do the sources explain about PostgreSQL checkpointers?",
+        ),
+        ("Just focus on pricing", "What do the sources explain about pricing?"),
     ],
 )
 def test_plan_edits_become_grammatical_questions(edit: str, added: str) -> None:

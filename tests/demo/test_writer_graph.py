@@ -62,7 +62,7 @@ def test_offline_responder_plays_each_step() -> None:
         None,
     )
     assert isinstance(draft, str)
-    assert draft.startswith('This is the "Why it matters" section.')
+    assert draft.startswith('This section ("Why it matters") was drafted')
     polished = writer_responder(
         [SystemMessage(POLISH_INSTRUCTIONS.format(draft="### A\n\nText.")), question],
         [],

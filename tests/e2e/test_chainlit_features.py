@@ -51,7 +51,7 @@ def test_commentary_steps_appear_live_and_apart_from_the_answer(
         "Outlining the answer in 3 sections", timeout=UI_TIMEOUT_MS
     )
     expect(answers.last).to_contain_text(
-        "where a real model would write two or three sentences.\n",
+        "each section becomes two or three sentences written for the question.\n",
         timeout=ANSWER_TIMEOUT_MS,
     )
     expect(answers.last.locator("h3")).to_have_count(3, timeout=ANSWER_TIMEOUT_MS)

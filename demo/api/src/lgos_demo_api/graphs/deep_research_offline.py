@@ -108,8 +108,9 @@ _EDIT = re.compile(
     r"^Revise the plan according to this request from the user: (.+)$", re.MULTILINE
 )
 _EDIT_LEAD = re.compile(
-    r"^(?:(?:also|please|and|then)\s+)*(?:(?:add|include|cover|research|ask about|"
-    r"look at|look into)\b\s*:?\s*(?:a question\s+(?:about|on)\s+)?)?",
+    r"^(?:(?:also|please|and|then|only|just)\s+)*(?:(?:add|include|cover|research|"
+    r"ask about|focus on|look at|look into)\b\s*:?\s*"
+    r"(?:a question\s+(?:about|on)\s+)?)?",
     re.IGNORECASE,
 )
 _REMOVE = re.compile(r"^(remove|drop|delete)\s+(?:question\s+)?(\d)\b", re.IGNORECASE)

@@ -292,9 +292,9 @@ def writer_responder(
         found = re.search(r'section "(.+?)" of an answer', system)
         heading = found.group(1) if found else "this section"
         return (
-            f'This is the "{heading}" section. The offline model drafted it in '
-            "a step of its own, where a real model would write two or three "
-            "sentences."
+            f'This section ("{heading}") was drafted in a step of its own. Set '
+            "a model key and each section becomes two or three sentences "
+            "written for the question."
         )
     if system.startswith(POLISH_INSTRUCTIONS.split("{", 1)[0]):
         draft = system.split("Draft:\n\n", 1)[-1]
