@@ -149,25 +149,39 @@ port_busy() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# Exit 1 naming the service, its port and the variable that moves it when a
-# local service's port is taken: the service would fail to start.
+# Exit 1 naming every local service whose port is taken (the service would
+# fail to start), with one command that moves them all to free ports.
 check_ports() {
-    local entry name service port free
+    local entry name service port free taken=" " moves=""
+    local -a busy=()
+    for entry in "DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)" \
+        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages"; do
+        name="${entry%%:*}"
+        taken+="${!name} "
+    done
     for entry in "DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)" \
         "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages"; do
         name="${entry%%:*}"
         service="${entry#*:}"
         port="${!name}"
         if ! port_busy "$port"; then continue; fi
+        # A free port, not one another service uses or was just given.
         free=$((port + 10))
-        while port_busy "$free" && [ "$free" -lt $((port + 100)) ]; do free=$((free + 10)); done
-        {
-            echo "just demo: port ${port} for the ${service} (${name}) is already in use; nothing was started."
-            echo "  Stop what listens there (another 'just demo'?), or move the service: ${name}=${free} just demo"
-            echo "  (or set ${name} in .env)."
-        } >&2
-        exit 1
+        while { port_busy "$free" || [[ "$taken" == *" $free "* ]]; } \
+            && [ "$free" -lt $((port + 100)) ]; do free=$((free + 10)); done
+        taken+="$free "
+        busy+=("port ${port} for the ${service} (${name})")
+        moves+="${name}=${free} "
     done
+    [ "${#busy[@]}" -eq 0 ] && return 0
+    {
+        for entry in "${busy[@]}"; do
+            echo "just demo: ${entry} is already in use."
+        done
+        echo "Nothing was started. Stop what listens there (another 'just demo'?), or move"
+        echo "  the services: ${moves}just demo   (or set them in .env)."
+    } >&2
+    exit 1
 }
 
 run_local() {

@@ -351,10 +351,11 @@ def test_a_busy_port_is_named_before_anything_starts(demo: Demo) -> None:
     assert result.returncode == 1
     assert (
         f"just demo: port {port} for the Files service (DEMO_FILES_PORT) is already "
-        "in use; nothing was started." in result.stderr
+        "in use." in result.stderr
     )
+    assert "Nothing was started." in result.stderr
     assert "DEMO_FILES_PORT=" in result.stderr
-    assert "set DEMO_FILES_PORT in .env" in result.stderr
+    assert "(or set them in .env)" in result.stderr
     # The banner ("Press Ctrl-C ...", the URLs) would promise a running demo.
     assert "Press Ctrl-C" not in result.stdout
     assert "Chat UI" not in result.stdout
@@ -372,3 +373,32 @@ def test_a_busy_port_suggests_a_free_one(demo: Demo) -> None:
     suggested = int(result.stderr.split("DEMO_API_PORT=")[1].split()[0])
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", suggested))  # free: binding works
+
+
+def test_every_busy_port_is_named_at_once(demo: Demo) -> None:
+    """Two busy ports: both named in one run, one command moving both to ports
+    that are free and distinct."""
+    with socket.socket() as api, socket.socket() as files:
+        for sock in (api, files):
+            sock.bind(("127.0.0.1", 0))
+            sock.listen()
+        api_port, files_port = api.getsockname()[1], files.getsockname()[1]
+        result = demo.run(
+            "--local", DEMO_API_PORT=str(api_port), DEMO_FILES_PORT=str(files_port)
+        )
+    assert result.returncode == 1
+    assert f"port {api_port} for the API (DEMO_API_PORT)" in result.stderr
+    assert f"port {files_port} for the Files service (DEMO_FILES_PORT)" in result.stderr
+    command = next(
+        line for line in result.stderr.splitlines() if "just demo   (" in line
+    )
+    moves = dict(
+        word.split("=") for word in command.split(": ", 1)[1].split() if "=" in word
+    )
+    assert set(moves) == {"DEMO_API_PORT", "DEMO_FILES_PORT"}
+    suggested = [int(port) for port in moves.values()]
+    assert len(set(suggested)) == 2
+    for port in suggested:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", port))  # free: binding works
+    assert not any(call.startswith("uv") for call in demo.calls())
