@@ -1,5 +1,7 @@
 """The `citations` graph: retrieval, marker citations with valid spans, refusals."""
 
+from typing import Any
+
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
@@ -107,20 +109,26 @@ async def test_graph_answers_with_valid_citations_offline() -> None:
     assert answer.refusal is None
 
 
-@pytest.mark.anyio
-async def test_the_streamed_text_is_the_cited_text() -> None:
-    graph = build_citations_graph(OfflineChatModel(responder=citations_responder))
-    streamed = ""
-    final = None
+async def _streamed_and_final(graph: Any, question: str) -> tuple[str, AIMessage]:
+    """The text LangGraph's messages stream carried, and the final message."""
+    streamed, final = "", None
     async for mode, part in graph.astream(
-        {"messages": [HumanMessage("How does function calling work?")]},
-        stream_mode=["messages", "values"],
+        {"messages": [HumanMessage(question)]}, stream_mode=["messages", "values"]
     ):
         if mode == "messages":
             streamed += part[0].text
         else:
             final = part["messages"][-1]
     assert isinstance(final, AIMessage)
+    return streamed, final
+
+
+@pytest.mark.anyio
+async def test_the_streamed_text_is_the_cited_text() -> None:
+    graph = build_citations_graph(OfflineChatModel(responder=citations_responder))
+    streamed, final = await _streamed_and_final(
+        graph, "How does function calling work?"
+    )
     assert streamed == final.text
     assert streamed.endswith("[1].")
 
@@ -131,16 +139,7 @@ async def test_markers_are_renumbered_in_citation_order_as_they_stream() -> None
         return "Responses is newer [2]. Chat is older [1]. Both [2][1]."
 
     graph = build_citations_graph(OfflineChatModel(responder=responder))
-    streamed, final = "", None
-    async for mode, part in graph.astream(
-        {"messages": [HumanMessage(TWO_SOURCES)]},
-        stream_mode=["messages", "values"],
-    ):
-        if mode == "messages":
-            streamed += part[0].text
-        else:
-            final = part["messages"][-1]
-    assert isinstance(final, AIMessage)
+    streamed, final = await _streamed_and_final(graph, TWO_SOURCES)
     assert (
         streamed
         == final.text

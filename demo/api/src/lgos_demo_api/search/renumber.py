@@ -122,6 +122,11 @@ def _map_text(content: Any, rewrite: Any) -> Any:
     return blocks
 
 
+_PRIVATE: RunnableConfig = {"tags": [TAG_NOSTREAM]}
+"""The inner model's config: the node's callbacks come from the context, and
+the tag keeps its tokens out of LangGraph's messages stream."""
+
+
 class RenumberedChatModel(BaseChatModel):
     """A chat model whose answers have their markers renumbered as they stream.
 
@@ -145,11 +150,6 @@ class RenumberedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "renumbered"
 
-    def _config(self, run_manager: Any) -> RunnableConfig:
-        # The node's config (LangGraph's callbacks) is inherited from the
-        # context; the tag keeps the inner tokens out of the messages stream.
-        return {"tags": [TAG_NOSTREAM]}
-
     def _result(self, message: BaseMessage) -> ChatResult:
         assert isinstance(message, AIMessage)
         content = _map_text(message.content, self.renumbering.renumber)
@@ -164,7 +164,7 @@ class RenumberedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         """Answer in one piece, renumbered."""
-        return self._result(self.inner.invoke(messages, self._config(run_manager)))
+        return self._result(self.inner.invoke(messages, _PRIVATE))
 
     async def _agenerate(
         self,
@@ -174,7 +174,7 @@ class RenumberedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         """Answer in one piece, renumbered."""
-        answer = await self.inner.ainvoke(messages, self._config(run_manager))
+        answer = await self.inner.ainvoke(messages, _PRIVATE)
         return self._result(answer)
 
     def _chunk(self, chunk: BaseMessage, *, last: bool = False) -> ChatGenerationChunk:
@@ -201,7 +201,7 @@ class RenumberedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         """Stream the inner model's chunks, renumbered."""
         previous = None
-        for chunk in self.inner.stream(messages, self._config(run_manager)):
+        for chunk in self.inner.stream(messages, _PRIVATE):
             if previous is not None:
                 yield self._chunk(previous)
             previous = chunk
@@ -217,7 +217,7 @@ class RenumberedChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         """Stream the inner model's chunks, renumbered."""
         previous = None
-        async for chunk in self.inner.astream(messages, self._config(run_manager)):
+        async for chunk in self.inner.astream(messages, _PRIVATE):
             if previous is not None:
                 yield self._chunk(previous)
             previous = chunk
