@@ -78,3 +78,25 @@ def test_streamed_pieces_append_or_replace() -> None:
     assert streamed.add("create") == ("Run my_module\\:create", True)
     assert streamed.add(" done") == (" done", False)
     assert streamed.shown == protect_markdown(streamed.raw)
+
+
+def test_a_streamed_answer_is_protected_as_a_whole_at_every_step() -> None:
+    text = (
+        "Run lgos serve my_module:create_registry [1].\n\n"
+        "```python\nserve('a:b')\n\n# __init__ stays\n```\n\n"
+        "Then `x:y` and __main__ and c:d.\n\n"
+        "~~~\nunclosed e:f\n\n"
+    )
+    for size in (1, 3, 7):
+        streamed, page = StreamedMarkdown(), ""
+        for start in range(0, len(text), size):
+            piece, whole = streamed.add(text[start : start + size])
+            page = piece if whole else page + piece  # what the browser shows
+            assert page == streamed.shown == protect_markdown(streamed.raw)
+        assert streamed.shown == protect_markdown(text)
+
+
+def test_a_code_span_does_not_cross_a_blank_line() -> None:
+    # CommonMark: a blank line ends the paragraph, so these backticks pair
+    # with nothing and the colons around them are prose.
+    assert protect_markdown("a `b:c\n\nd:e` f") == "a `b\\:c\n\nd\\:e` f"

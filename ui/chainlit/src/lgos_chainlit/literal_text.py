@@ -117,8 +117,31 @@ def _protect_plain(text: str) -> str:
     return "".join(out)
 
 
+def _fence_after(line: str, fence: str | None) -> str | None:
+    """Return the fence open after ``line`` (``None``: none), given the one before."""
+    if fence is not None:
+        closing = _CLOSING_FENCE.match(line)
+        if (
+            closing
+            and closing.group(1)[0] == fence[0]
+            and len(closing.group(1)) >= len(fence)
+        ):
+            return None
+        return fence
+    opening = _FENCE.match(line)
+    if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end() :]):
+        return opening.group(1)
+    return None
+
+
 def protect_markdown(text: str) -> str:
     """Escape what Chainlit's renderer would eat, outside code and links.
+
+    Paragraphs are protected one at a time (a code span never crosses a
+    blank line in CommonMark), so the protection of text ending in a blank
+    line outside a fence never changes when more text follows; that is what
+    lets :class:`StreamedMarkdown` settle a streamed answer paragraph by
+    paragraph.
 
     Args:
         text: Markdown (a graph's answer, a question, a model description).
@@ -134,26 +157,17 @@ def protect_markdown(text: str) -> str:
     pending: list[str] = []
     fence: str | None = None
     for line in text.splitlines(keepends=True):
-        if fence is not None:
-            out.append(line)
-            closing = _CLOSING_FENCE.match(line)
-            if (
-                closing
-                and closing.group(1)[0] == fence[0]
-                and len(closing.group(1)) >= len(fence)
-            ):
-                fence = None
-            continue
-        opening = _FENCE.match(line)
-        if opening and not (
-            opening.group(1)[0] == "`" and "`" in line[opening.end() :]
-        ):
+        after = _fence_after(line, fence)
+        if fence is None and after is None:
+            pending.append(line)
+            if not line.strip():  # a blank line ends the paragraph
+                out.append(_protect_inline("".join(pending)))
+                pending = []
+        else:  # a fence's opening, content or closing line: kept as it is
             out.append(_protect_inline("".join(pending)))
             pending = []
             out.append(line)
-            fence = opening.group(1)
-            continue
-        pending.append(line)
+        fence = after
     out.append(_protect_inline("".join(pending)))
     return "".join(out)
 
@@ -164,12 +178,18 @@ class StreamedMarkdown:
     :meth:`add` returns what to send to the page: the new tail when the
     protected text only grew, or the whole protected text when an earlier
     part changed (a code span that just closed, a colon whose next letter
-    just came).
+    just came). Text up to the last blank line outside a fence is settled:
+    it is protected once and never again, so a long answer costs time in
+    proportion to its length, not to its length squared.
     """
 
     def __init__(self) -> None:
         self.raw = ""
         self.shown = ""
+        self._settled = 0  # raw[:_settled] ends in a blank line outside a fence
+        self._settled_shown = ""  # its protection, final
+        self._scanned = 0  # raw[:_scanned] is whole lines already scanned
+        self._fence: str | None = None  # the fence open after raw[:_scanned]
 
     def add(self, piece: str) -> tuple[str, bool]:
         """Add a piece of raw text.
@@ -180,8 +200,24 @@ class StreamedMarkdown:
 
         """
         self.raw += piece
-        protected = protect_markdown(self.raw)
+        self._settle()
+        protected = self._settled_shown + protect_markdown(self.raw[self._settled :])
         previous, self.shown = self.shown, protected
         if protected.startswith(previous):
             return protected[len(previous) :], False
         return protected, True
+
+    def _settle(self) -> None:
+        """Move the settled prefix to the last blank line outside a fence."""
+        end = self.raw.rfind("\n") + 1
+        if end <= self._scanned:
+            return
+        boundary = None
+        for line in self.raw[self._scanned : end].splitlines(keepends=True):
+            self._scanned += len(line)
+            self._fence = _fence_after(line, self._fence)
+            if self._fence is None and not line.strip():
+                boundary = self._scanned
+        if boundary is not None:
+            self._settled_shown += protect_markdown(self.raw[self._settled : boundary])
+            self._settled = boundary
