@@ -1,16 +1,22 @@
-# syntax=docker/dockerfile:1
 # One image for every Python service of the demo stack (compose.yaml): the
 # demo API (lgos serve), the Hatchet worker (lgos worker), the Files service,
 # the corpus server and the Chainlit UI. Installed from uv.lock, nothing else.
 #
 #   docker build -t lgos-demo:local .
 
-ARG PYTHON_VERSION=3.11
+# No `# syntax=` line: the Dockerfile frontend built into BuildKit (Docker
+# 20.10 and later) has everything used here, RUN --mount included, and a
+# syntax line would make every build fetch a frontend image from a registry.
+#
+# The base images, pinned; a build argument replaces each (compose.yaml passes
+# DEMO_PYTHON_IMAGE and DEMO_UV_IMAGE, which CI points at local stand-ins).
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+ARG UV_IMAGE=ghcr.io/astral-sh/uv:0.13.9
 
-FROM ghcr.io/astral-sh/uv:0.13.9 AS uv
+FROM ${UV_IMAGE} AS uv
 
 # --- build: the virtual environment in /app/.venv ---------------------------
-FROM python:${PYTHON_VERSION}-slim-bookworm AS build
+FROM ${PYTHON_IMAGE} AS build
 COPY --from=uv /uv /uvx /bin/
 ENV UV_COMPILE_BYTECODE=1 \
     UV_LINK_MODE=copy \
@@ -39,7 +45,7 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --all-packages --extra hatchet --extra tracing
 
 # --- runtime: no uv, no build tools, a non-root user ------------------------
-FROM python:${PYTHON_VERSION}-slim-bookworm AS runtime
+FROM ${PYTHON_IMAGE} AS runtime
 RUN groupadd --system --gid 10001 lgos \
     && useradd --system --uid 10001 --gid lgos --create-home --home-dir /home/lgos lgos
 COPY --from=build /app /app

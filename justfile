@@ -49,10 +49,17 @@ lint: sync
     uv run --frozen --no-sync ruff format --check .
     uv run --frozen --no-sync pyright
 
-# Lint, then the whole suite (starts PostgreSQL, installs it, Chromium and the JS clients if missing)
+# Lint, then the whole suite (starts PostgreSQL, installs it, Chromium, the JS clients and a Docker engine if missing)
 test *ARGS: sync lint
     bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
     bash scripts/ensure-node-clients.sh
     bash scripts/ensure-hatchet.sh >/dev/null
+    bash scripts/compose-e2e.sh prepare --if-possible
     uv run --frozen --no-sync pytest {{ ARGS }}
+
+# Compose end to end: `just demo` on a real Docker engine (installed and started if missing), checked in the browser
+test-compose *ARGS: sync
+    bash scripts/ensure-chromium.sh
+    bash scripts/ensure-hatchet.sh >/dev/null
+    bash scripts/compose-e2e.sh {{ ARGS }}

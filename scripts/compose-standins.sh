@@ -119,6 +119,13 @@ context() {
 BASE_RECIPE=1
 k="$(printf '%s\n' "debootstrap --variant=minbase $SUITE" "recipe $BASE_RECIPE" | sha256sum | cut -d' ' -f1)"
 if ! fresh "$base_image" "$k"; then
+    if ! command -v debootstrap >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] \
+        && command -v apt-get >/dev/null 2>&1; then
+        say "installing Debian's debootstrap (builds the base image)..."
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            debootstrap >/dev/null
+    fi
     if ! command -v debootstrap >/dev/null 2>&1; then
         say "debootstrap is needed to build $base_image (apt-get install debootstrap)."
         exit 1

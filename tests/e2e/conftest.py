@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import pytest
@@ -306,7 +306,15 @@ def page(
         context.close()
 
 
-def sign_in(page: Any, ui: Service) -> None:
+class Reachable(Protocol):
+    """Anything with the base ``url`` of a running service (a ``Service``, a
+    container's published port)."""
+
+    @property
+    def url(self) -> str: ...
+
+
+def sign_in(page: Any, ui: Reachable) -> None:
     """Open the UI and sign in with the demo login (shown on the page)."""
     from playwright.sync_api import expect
 
@@ -347,7 +355,7 @@ def choose_profile(page: Any, profile: str) -> None:
     expect(page.locator("#chat-input")).to_be_enabled(timeout=UI_TIMEOUT_MS)
 
 
-def open_chat(page: Any, ui: Service, profile: str) -> None:
+def open_chat(page: Any, ui: Reachable, profile: str) -> None:
     """Sign in and start a chat with the ``profile`` graph."""
     sign_in(page, ui)
     choose_profile(page, profile)

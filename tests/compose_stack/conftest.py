@@ -1,0 +1,316 @@
+"""The demo stack on a real Docker engine, started with `just demo` as a user would.
+
+``scripts/compose-e2e.sh prepare`` makes an engine answer, builds stand-ins for
+the public images (no registry is reachable in CI) and writes what these tests
+need (``DOCKER_HOST``, ``DEMO_*_IMAGE``) to ``.data/compose-e2e.env``. Without
+that file, or with no engine answering, the tests skip, except under ``CI``,
+where that is a failure.
+
+``ComposeStack`` runs ``just demo`` with no mode flag (so the script's own
+engine probe picks Compose), in the Compose project ``lgos-e2e`` with its own
+volumes and free loopback ports, and reads the containers' state with
+``docker compose ps``. The module's stack starts from empty volumes and is
+removed with them (``docker compose down -v``) at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import (  # noqa: F401 - the module-scoped browser fixture
+    REPO,
+    base_env,
+    browser,
+)
+from tests.procs import free_port
+
+ENV_FILE = REPO / ".data" / "compose-e2e.env"
+PROJECT = "lgos-e2e"
+LONG_RUNNING = (
+    "postgres",
+    "hatchet-lite",
+    "api",
+    "worker",
+    "files",
+    "corpus",
+    "chainlit",
+)
+ONE_SHOT = ("hatchet-token",)
+# From `just demo` to every service healthy, image build included. Measured
+# here: about 3 minutes on a cold build cache, under 2 minutes warm.
+HEALTHY_WITHIN_SECONDS = 480.0
+# Ctrl-C stops the containers (Compose's graceful stop, 10 s per container
+# at most) before `just demo` returns.
+STOPPED_WITHIN_SECONDS = 120.0
+
+
+def _read_env_file(path: Path) -> dict[str, str]:
+    values = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "=" in line:
+            name, _, value = line.partition("=")
+            values[name.strip()] = value.strip()
+    return values
+
+
+def _unavailable(reason: str) -> None:
+    message = (
+        f"{reason}; prepare the engine and images with "
+        "`bash scripts/compose-e2e.sh prepare` (or run `just test-compose`)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"Compose end-to-end tests cannot run in CI: {message}")
+    pytest.skip(message)
+
+
+@dataclass
+class ComposeStack:
+    """`just demo` (Compose mode) in the project ``lgos-e2e``, on free ports.
+
+    ``start()`` runs it in its own process group with output to ``log``;
+    ``wait_healthy()`` waits for every service; ``interrupt()`` sends the
+    SIGINT a terminal's Ctrl-C sends to the whole foreground group.
+    """
+
+    env: dict[str, str]
+    log: Path
+    api_port: int
+    ui_port: int
+    corpus_port: int
+    process: subprocess.Popen[bytes] | None = None
+    runs: list[float] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        """The Chainlit UI as the browser opens it."""
+        return f"http://127.0.0.1:{self.ui_port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}/v1"
+
+    @property
+    def corpus_url(self) -> str:
+        return f"http://127.0.0.1:{self.corpus_port}"
+
+    def docker(self, *args: str, check: bool = True) -> str:
+        """Run ``docker ARGS`` against the test's engine; return its stdout."""
+        done = subprocess.run(
+            ["docker", *args],
+            cwd=REPO,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(
+                f"docker {' '.join(args)} failed ({done.returncode}):\n"
+                f"{done.stdout}\n{done.stderr}"
+            )
+        return done.stdout
+
+    def compose(self, *args: str, check: bool = True) -> str:
+        return self.docker("compose", *args, check=check)
+
+    def containers(self) -> list[dict[str, Any]]:
+        """``docker compose ps -a`` as JSON objects (Service, State, Health, ...)."""
+        out = self.compose("ps", "-a", "--format", "json")
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+    def running(self) -> list[str]:
+        """Names of this project's running containers, from the engine itself."""
+        out = self.docker(
+            "ps",
+            "--filter",
+            f"label=com.docker.compose.project={PROJECT}",
+            "--format",
+            "{{.Names}}",
+        )
+        return out.split()
+
+    def output(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def start(self) -> None:
+        """Run `just demo` (no flag) the way a user does, in the background."""
+        just = shutil.which("just", path=self.env.get("PATH"))
+        assert just, "`just` is not on PATH"
+        self.runs.append(time.monotonic())
+        with self.log.open("ab") as sink:
+            sink.write(f"\n===== just demo, run {len(self.runs)} =====\n".encode())
+            sink.flush()
+            self.process = subprocess.Popen(
+                [just, "demo"],
+                cwd=REPO,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def wait_healthy(self, timeout: float = HEALTHY_WITHIN_SECONDS) -> float:
+        """Wait until every service is healthy (the one-shot exited 0).
+
+        Returns:
+            Seconds from ``start()`` to all healthy.
+
+        Raises:
+            AssertionError: `just demo` ended, a one-shot failed, or the
+                timeout passed; the message has the states and the log tail.
+        """
+        assert self.process is not None
+        deadline = self.runs[-1] + timeout
+        states: dict[str, str] = {}
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(
+                    f"`just demo` ended ({self.process.returncode}) before the "
+                    f"stack was healthy:\n{self.output()[-8000:]}"
+                )
+            states = {}
+            for container in self.containers():
+                service = container["Service"]
+                if service in ONE_SHOT:
+                    if container["State"] == "exited":
+                        code = container.get("ExitCode")
+                        assert code == 0, (
+                            f"{service} exited {code}:\n{self.logs(service)}"
+                        )
+                        states[service] = "done"
+                    else:
+                        states[service] = container["State"]
+                else:
+                    states[service] = container.get("Health") or container["State"]
+            if all(states.get(s) == "healthy" for s in LONG_RUNNING) and all(
+                states.get(s) == "done" for s in ONE_SHOT
+            ):
+                return time.monotonic() - self.runs[-1]
+            time.sleep(2)
+        raise AssertionError(
+            f"not healthy within {timeout:.0f} s: {states}\n{self.output()[-8000:]}"
+        )
+
+    def interrupt(self, timeout: float = STOPPED_WITHIN_SECONDS) -> int:
+        """Ctrl-C: SIGINT to `just demo`'s process group; its exit status."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+            raise AssertionError(
+                f"`just demo` did not end within {timeout:.0f} s of Ctrl-C"
+            ) from None
+
+    def logs(self, service: str, tail: int = 200) -> str:
+        return self.compose(
+            "logs", "--no-color", "--tail", str(tail), service, check=False
+        )
+
+    def down(self) -> None:
+        """Remove the project's containers, network and volumes."""
+        self.compose("down", "-v", "--remove-orphans", "--timeout", "10", check=False)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
+    """The demo stack in Compose mode, started by `just demo` and healthy."""
+    if not ENV_FILE.exists():
+        _unavailable(f"{ENV_FILE.relative_to(REPO)} is missing")
+    env = base_env()
+    # The developer's .env must not change the project, ports or images.
+    env.update(_read_env_file(ENV_FILE))
+    env.update(
+        COMPOSE_PROJECT_NAME=PROJECT,
+        POSTGRES_PASSWORD="lgos-e2e",
+        DEMO_API_PORT=str(free_port()),
+        DEMO_CHAINLIT_PORT=str(free_port()),
+        DEMO_CORPUS_PORT=str(free_port()),
+        DEMO_PUBLISH_ADDRESS="127.0.0.1",
+        DEMO_DOCKER_TIMEOUT="20",
+    )
+    for name in ("COMPOSE_PROFILES", "COMPOSE_FILE", "OTEL_EXPORTER_OTLP_ENDPOINT"):
+        env.pop(name, None)
+    info = subprocess.run(
+        ["docker", "info"], env=env, capture_output=True, text=True, timeout=30
+    )
+    if info.returncode != 0:
+        _unavailable(f"no Docker engine answers ({info.stderr.strip()[-200:]})")
+    log_dir = tmp_path_factory.mktemp("compose-e2e")
+    stack = ComposeStack(
+        env=env,
+        log=log_dir / "just-demo.log",
+        api_port=int(env["DEMO_API_PORT"]),
+        ui_port=int(env["DEMO_CHAINLIT_PORT"]),
+        corpus_port=int(env["DEMO_CORPUS_PORT"]),
+    )
+    stack.down()  # a crashed earlier run's volumes would hide a fresh start
+    try:
+        yield stack
+    finally:
+        if stack.process is not None and stack.process.poll() is None:
+            try:
+                stack.interrupt()
+            except AssertionError as exc:
+                print(exc)
+        stack.down()
+
+
+@pytest.fixture
+def page(
+    request: pytest.FixtureRequest,
+    browser: Any,  # noqa: F811 - the fixture imported above
+    stack: ComposeStack,
+) -> Iterator[Any]:
+    """A fresh browser context on the stack's UI; screenshot and logs on failure."""
+    import re
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Nothing leaves the machine.
+    context.route(
+        re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort()
+    )
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        if request.node.stash.get(_CALL_FAILED, True):
+            shot = stack.log.parent / f"{request.node.name}.png"
+            try:
+                page.screenshot(path=str(shot), full_page=True)
+                print(f"screenshot: {shot}")
+            except Exception as exc:  # pragma: no cover - diagnostics only
+                print(f"no screenshot: {exc!r}")
+            for service in ("api", "worker", "chainlit", "files"):
+                print(f"--- {service} ---\n{stack.logs(service, tail=80)}")
+        context.close()
+
+
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report

@@ -1,0 +1,236 @@
+"""`just demo` on a real Docker engine, checked from the browser.
+
+The tests run in file order against one stack (``stack`` in ``conftest``):
+the first `just demo` builds the image and starts every container; the UI
+chats, reviews a deep-research plan, runs research in the background on the
+Hatchet worker container, and charts an uploaded file through the Files
+service container; Ctrl-C stops every container; a second `just demo` finds
+the first run's chat in the history (the volumes were kept).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.compose_stack.conftest import (
+    HEALTHY_WITHIN_SECONDS,
+    LONG_RUNNING,
+    ONE_SHOT,
+    ComposeStack,
+)
+from tests.e2e.conftest import (
+    ANSWER_TIMEOUT_MS,
+    ANSWERS,
+    UI_TIMEOUT_MS,
+    open_chat,
+    send,
+    sign_in,
+)
+from tests.e2e.test_chainlit_files import BACKGROUND_STEPS, CHART, PNG_SIGNATURE
+from tests.e2e.test_chainlit_interrupts import (
+    QUESTIONS,
+    RESEARCH_TIMEOUT_MS,
+    TOOL_STEPS,
+    choice,
+    set_switch,
+)
+from tests.waiting import wait_until
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+# Sent in the first run, looked for in the history after the restart.
+FIRST_RUN_MESSAGE = f"Hello from the first Compose run {uuid.uuid4().hex[:8]}"
+RESEARCH_REQUEST = "Compare LangGraph interrupts and OpenAI Agents SDK approvals"
+
+
+@pytest.fixture(scope="module")
+def healthy(stack: ComposeStack) -> float:
+    """Start `just demo` once for the module; seconds until all healthy."""
+    stack.start()
+    return stack.wait_healthy()
+
+
+def test_just_demo_chooses_compose_and_every_service_turns_healthy(
+    stack: ComposeStack, healthy: float
+) -> None:
+    print(f"just demo to every service healthy: {healthy:.0f} s")
+    assert healthy < HEALTHY_WITHIN_SECONDS
+    banner = stack.output()
+    # No flag: the script's own probe found the engine.
+    assert "LGOS demo with Docker Compose." in banner
+    assert "Why Compose: a Docker engine answers 'docker info'" in banner
+    assert f"Chat UI (Chainlit):    {stack.url}" in banner
+    containers = {c["Service"]: c for c in stack.containers()}
+    assert set(containers) == set(LONG_RUNNING) | set(ONE_SHOT)
+    # Only the UI, the API and the corpus pages are published, on loopback.
+    published = {
+        (c["Service"], p["URL"], p["PublishedPort"])
+        for c in containers.values()
+        for p in c.get("Publishers") or []
+        if p.get("PublishedPort")
+    }
+    assert published == {
+        ("chainlit", "127.0.0.1", stack.ui_port),
+        ("api", "127.0.0.1", stack.api_port),
+        ("corpus", "127.0.0.1", stack.corpus_port),
+    }
+    models = httpx.get(f"{stack.api_url}/models", timeout=10).json()["data"]
+    assert {"chat", "deep-research", "files"} <= {m["id"] for m in models}
+    # The services run as the image's own user, not root.
+    assert stack.compose("exec", "-T", "api", "id", "-un").strip() == "lgos"
+
+
+def test_chat_answers_in_the_browser(
+    page: Any, stack: ComposeStack, healthy: float
+) -> None:
+    open_chat(page, stack, "chat")
+    send(page, FIRST_RUN_MESSAGE)
+    answer = page.locator(ANSWERS).nth(1)
+    expect(answer).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    wait_until(
+        lambda: len(answer.inner_text().strip()) > 20,
+        timeout=ANSWER_TIMEOUT_MS / 1000,
+        message="an answer from the chat graph",
+    )
+    # The thread was saved to PostgreSQL: it is in the history.
+    expect(page.locator('li[id^="thread-"]', has_text=FIRST_RUN_MESSAGE)).to_have_count(
+        1, timeout=UI_TIMEOUT_MS
+    )
+
+
+def test_deep_research_plan_review_to_a_cited_report(
+    page: Any, stack: ComposeStack, healthy: float
+) -> None:
+    open_chat(page, stack, "deep-research")
+    send(page, RESEARCH_REQUEST)
+    plan = page.locator(QUESTIONS).last
+    expect(plan).to_contain_text(
+        "I plan to research these questions", timeout=ANSWER_TIMEOUT_MS
+    )
+    choice(page, "Start research").click()
+    report = page.locator(ANSWERS).last
+    expect(report).to_contain_text("Sources", timeout=RESEARCH_TIMEOUT_MS)
+    assert page.locator(TOOL_STEPS).count() >= 1
+    # Citations link to the corpus container's published port, and it serves them.
+    links = [link.get_attribute("href") or "" for link in report.locator("li a").all()]
+    assert links
+    for href in links:
+        assert href.startswith(f"{stack.corpus_url}/pages/"), href
+    assert httpx.get(links[0], timeout=10).status_code == 200
+
+
+def test_background_research_runs_on_the_worker_container(
+    page: Any, stack: ComposeStack, healthy: float
+) -> None:
+    open_chat(page, stack, "deep-research")
+    set_switch(page, "lgos_background", True)
+    send(page, RESEARCH_REQUEST)
+    expect(page.locator(QUESTIONS).last).to_contain_text(
+        "I plan to research these questions", timeout=ANSWER_TIMEOUT_MS
+    )
+    choice(page, "Start research").click()
+    report = page.locator(ANSWERS).last
+    expect(report).to_contain_text("Sources", timeout=RESEARCH_TIMEOUT_MS)
+    expect(page.locator(BACKGROUND_STEPS).last).to_contain_text(
+        "Ran in the background (completed", timeout=UI_TIMEOUT_MS
+    )
+
+
+def test_a_background_run_waits_for_the_worker_container_and_it_completes(
+    stack: ComposeStack, healthy: float
+) -> None:
+    # Without the worker container nothing runs the task: the run stays
+    # queued. Started again, the worker picks it up and completes it.
+    stack.compose("stop", "worker")
+    try:
+        created = httpx.post(
+            f"{stack.api_url}/responses",
+            json={
+                "model": "deep-research",
+                "input": RESEARCH_REQUEST,
+                "tools": [{"type": "web_search"}],
+                "background": True,
+            },
+            timeout=30,
+        )
+        assert created.status_code == 200, created.text
+        response_id = created.json()["id"]
+        time.sleep(5)
+        waiting = httpx.get(f"{stack.api_url}/responses/{response_id}", timeout=10)
+        assert waiting.json()["status"] == "queued", waiting.text
+    finally:
+        stack.compose("start", "worker")
+
+    def completed() -> bool:
+        body = httpx.get(f"{stack.api_url}/responses/{response_id}", timeout=10).json()
+        assert body["status"] in ("queued", "in_progress", "completed"), body
+        return body["status"] == "completed"
+
+    wait_until(
+        completed, timeout=120, message="the worker container to complete the run"
+    )
+    body = httpx.get(f"{stack.api_url}/responses/{response_id}", timeout=10).json()
+    # The run reached the research plan: a question for the user.
+    calls = [item["name"] for item in body["output"] if item["type"] == "function_call"]
+    assert calls == ["lgos_interrupt"], body["output"]
+
+
+def test_an_uploaded_file_is_charted_through_the_files_container(
+    page: Any, stack: ComposeStack, healthy: float, tmp_path: Path
+) -> None:
+    source = tmp_path / "fruit.csv"
+    source.write_text("fruit,count\napples,3\npears,5\nplums,8\n")
+    open_chat(page, stack, "files")
+    page.locator('input[type="file"]').first.set_input_files(str(source))
+    expect(page.get_by_text("fruit.csv").first).to_be_visible(timeout=UI_TIMEOUT_MS)
+    send(page, "Plot this file as a bar chart")
+    chart = page.locator(CHART).last
+    expect(chart).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    src = chart.get_attribute("src")
+    assert src
+    image = page.request.get(re.sub(r"^/", f"{stack.url}/", src))
+    assert image.ok and image.body().startswith(PNG_SIGNATURE)
+    # The upload and the chart are objects in the Files container's volume,
+    # written by its non-root user.
+    stored = stack.compose(
+        "exec", "-T", "files", "sh", "-c", "find /data/files -type f -user lgos | wc -l"
+    )
+    assert int(stored.strip()) >= 2
+
+
+def test_ctrl_c_leaves_no_container_running(
+    stack: ComposeStack, healthy: float
+) -> None:
+    assert stack.running(), "the stack should be running before Ctrl-C"
+    status = stack.interrupt()
+    assert status in (0, 130), stack.output()[-4000:]
+    assert stack.running() == []
+
+
+def test_a_second_just_demo_keeps_the_first_runs_history(
+    page: Any, stack: ComposeStack, healthy: float
+) -> None:
+    volumes_before = set(stack.docker("volume", "ls", "-q").split())
+    stack.start()
+    print(f"second just demo to every service healthy: {stack.wait_healthy():.0f} s")
+    assert {v for v in volumes_before if v.startswith("lgos-e2e_")} == {
+        v
+        for v in stack.docker("volume", "ls", "-q").split()
+        if v.startswith("lgos-e2e_")
+    }
+    sign_in(page, stack)
+    thread = page.locator('li[id^="thread-"]', has_text=FIRST_RUN_MESSAGE)
+    expect(thread).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    thread.click()
+    expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
+    expect(page.get_by_text(FIRST_RUN_MESSAGE).first).to_be_visible(
+        timeout=UI_TIMEOUT_MS
+    )
