@@ -6,17 +6,101 @@
 and :func:`error_text` joins an error event's or failed response's
 ``message`` and ``code``.
 
+A LiteLLM gateway between the UI and LGOS wraps LGOS's errors: its own
+envelope's ``message`` holds LGOS's whole error body as text, after a
+``litellm.<Class>Error: OpenAIException - `` prefix and before a
+``LiteLLM: model group '…' failed …`` note, and its ``code`` is the HTTP
+status as a string. :func:`unwrap_gateway_error` reads LGOS's ``message``,
+``code`` and ``param`` back out of that text, so the chat shows what LGOS
+said.
+
 Nothing here depends on Chainlit.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import openai
 
-__all__ = ["api_error_code", "error_text", "format_api_error"]
+__all__ = [
+    "GatewayError",
+    "api_error_code",
+    "error_text",
+    "format_api_error",
+    "unwrap_gateway_error",
+]
+
+_GATEWAY_PREFIX = re.compile(
+    r"^\s*(?:litellm\.\w+: |\w*Error: |\w*Exception - |Error code: \d+ - )"
+)
+"""One layer of LiteLLM's wrapping: ``litellm.BadRequestError: ``, a repeated
+``NotFoundError: ``, the provider's ``OpenAIException - ``, and the OpenAI
+SDK's own ``Error code: 400 - ``."""
+_GATEWAY_NOTE = re.compile(r"\s*LiteLLM: model group .*$", re.DOTALL)
+"""LiteLLM's closing note (``LiteLLM: model group 'chat' failed …``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayError:
+    """The upstream (LGOS) error a gateway's message wraps."""
+
+    message: str
+    code: str | None = None
+    param: str | None = None
+
+
+def _upstream_object(text: str) -> Mapping[str, Any] | None:
+    """Decode an OpenAI error body (``{"error": {...}}`` or bare) at ``text``."""
+    if not text.startswith("{"):
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return None
+    if isinstance(value, Mapping) and isinstance(value.get("error"), Mapping):
+        value = value["error"]
+    if isinstance(value, Mapping) and isinstance(value.get("message"), str):
+        return value
+    return None
+
+
+def unwrap_gateway_error(message: object) -> GatewayError | None:
+    """Read the upstream error out of a LiteLLM gateway's error message.
+
+    Args:
+        message: The ``message`` of the gateway's error envelope, e.g.
+            ``litellm.BadRequestError: OpenAIException - {"error": {"message":
+            "Invalid runtime setting …", "param": "metadata.lgos_settings",
+            "code": null}}`` followed by ``LiteLLM: model group 'chat'
+            failed with the error above. …``.
+
+    Returns:
+        The upstream message, with its ``code`` and ``param`` when the
+        wrapped text is an OpenAI error body; the message without LiteLLM's
+        prefixes and note when it is plain text; ``None`` when ``message``
+        is not LiteLLM's (no ``litellm.`` prefix).
+
+    """
+    if not isinstance(message, str) or not message.lstrip().startswith("litellm."):
+        return None
+    text = _GATEWAY_NOTE.sub("", message).strip()
+    while (prefix := _GATEWAY_PREFIX.match(text)) is not None:
+        text = text[prefix.end() :].lstrip()
+    upstream = _upstream_object(text)
+    if upstream is None:
+        return GatewayError(text) if text else None
+    code = upstream.get("code")
+    param = upstream.get("param")
+    return GatewayError(
+        message=upstream["message"],
+        code=code if isinstance(code, str) and code else None,
+        param=param if isinstance(param, str) and param else None,
+    )
 
 
 def _error_object(exc: openai.APIStatusError) -> Mapping[str, Any] | None:
@@ -36,7 +120,8 @@ def format_api_error(exc: openai.OpenAIError) -> str:
 
     Args:
         exc: Any SDK error: an HTTP status error (its envelope's message,
-            ``code`` and ``param`` are shown), a timeout, a connection error.
+            ``code`` and ``param`` are shown; those of the LGOS error inside
+            when a LiteLLM gateway wrapped one), a timeout, a connection error.
 
     Returns:
         ``"HTTP 400: <message> (code: ..., param: ...)"`` for HTTP errors;
@@ -47,7 +132,13 @@ def format_api_error(exc: openai.OpenAIError) -> str:
         body = _error_object(exc)
         message = None
         details: list[str] = []
-        if body is not None:
+        wrapped = unwrap_gateway_error(body.get("message")) if body else None
+        if wrapped is not None:
+            message = wrapped.message
+            for key, value in (("code", wrapped.code), ("param", wrapped.param)):
+                if value:
+                    details.append(f"{key}: {value}")
+        elif body is not None:
             message = body.get("message")
             for key in ("code", "param"):
                 if body.get(key):
@@ -69,6 +160,8 @@ def format_api_error(exc: openai.OpenAIError) -> str:
 def api_error_code(exc: openai.OpenAIError) -> str | None:
     """Return the ``code`` of an HTTP error's envelope (e.g. ``run_busy``).
 
+    Behind a LiteLLM gateway, the code of the LGOS error it wrapped.
+
     Returns:
         The code string, or ``None`` for other errors or a body without one.
 
@@ -76,7 +169,13 @@ def api_error_code(exc: openai.OpenAIError) -> str | None:
     if not isinstance(exc, openai.APIStatusError):
         return None
     body = _error_object(exc)
-    code = body.get("code") if body is not None else None
+    if body is None:
+        return None
+    wrapped = unwrap_gateway_error(body.get("message"))
+    if wrapped is not None:
+        # The gateway's own code is only its HTTP status; LGOS's is inside.
+        return wrapped.code
+    code = body.get("code")
     return code if isinstance(code, str) else None
 
 
@@ -85,9 +184,15 @@ def error_text(message: str | None, code: object) -> str | None:
 
     Returns:
         ``message`` alone when there is no code, and ``message`` unchanged
-        (``None`` or ``""``) when there is no message.
+        (``None`` or ``""``) when there is no message. A message a LiteLLM
+        gateway wrapped is unwrapped first (its code used when ``code`` is
+        empty).
 
     """
+    wrapped = unwrap_gateway_error(message)
+    if wrapped is not None:
+        message = wrapped.message
+        code = code or wrapped.code
     if message and code:
         return f"{message} ({code})"
     return message

@@ -69,6 +69,7 @@ from lgos_chainlit.questions import (
 from lgos_chainlit.session import (
     ChatSession,
     chat_profiles_for,
+    discover_models,
     first_model_id,
     load_session,
 )
@@ -130,11 +131,15 @@ async def create_tables() -> None:
 async def chat_profiles(
     current_user: cl.User | None = None, language: str | None = None
 ) -> list[cl.ChatProfile]:
-    """One chat profile per LGOS model, described by its ``lgos.description``."""
+    """One chat profile per LGOS model, described by its ``lgos.description``.
+
+    The models come from ``/v1/models``, or from a LiteLLM gateway's
+    ``/model/info`` (``DEMO_CHAINLIT_DISCOVERY=litellm``).
+    """
     settings = get_settings()
     try:
         async with make_client(settings) as client:
-            models = [model async for model in client.models.list()]
+            models = await discover_models(client, settings.discovery)
     except openai.OpenAIError as exc:
         logger.warning("Cannot list LGOS models: %s", format_api_error(exc))
         return []
@@ -147,21 +152,23 @@ async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | Non
     A saved state in the user session (a resumed thread) is restored: the
     model it was saved for, its ledger, settings and pending pause.
     """
+    settings = get_settings()
     saved = cl.user_session.get(STATE_KEY)
     saved_model = saved.get("model") if isinstance(saved, dict) else None
     model_id = (
-        saved_model
-        or cl.user_session.get("chat_profile")
-        or get_settings().default_model
+        saved_model or cl.user_session.get("chat_profile") or settings.default_model
     )
     try:
         if not model_id:
-            model_id = await first_model_id(client)
+            model_id = await first_model_id(client, settings.discovery)
         if not model_id:
             await cl.ErrorMessage(content="LGOS serves no models.").send()
             return None
         session = await load_session(
-            client, model_id, conversation_id=cl.context.session.thread_id
+            client,
+            model_id,
+            discovery=settings.discovery,
+            conversation_id=cl.context.session.thread_id,
         )
     except openai.OpenAIError as exc:
         target = f"model `{model_id}`" if model_id else "the model list"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from openai import AsyncOpenAI
 from pydantic import Field, SecretStr
@@ -20,6 +21,9 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 # LGOS enforces no authentication; the OpenAI SDK still insists on *a* key.
 PLACEHOLDER_API_KEY = "lgos-demo"
 DEFAULT_FILES_BASE_URL = "http://127.0.0.1:8003/v1"
+
+Discovery = Literal["lgos", "litellm"]
+"""Where the UI reads the models and their ``lgos`` extension (see ``discovery``)."""
 
 
 class ChainlitSettings(BaseSettings):
@@ -40,6 +44,15 @@ class ChainlitSettings(BaseSettings):
     openai_api_key: SecretStr = Field(
         default=SecretStr(PLACEHOLDER_API_KEY),
         description="Bearer key sent to LGOS or to a proxy in front of it.",
+    )
+    discovery: Discovery = Field(
+        default="lgos",
+        description=(
+            "Where models and their `lgos` extension come from: `lgos` reads "
+            "/v1/models (LGOS itself, or a proxy that keeps the extension); "
+            "`litellm` reads a LiteLLM gateway's /model/info (model_info.lgos, "
+            "copied there by the LGOS model sync)."
+        ),
     )
     request_timeout: float = Field(
         default=120.0,
