@@ -1,0 +1,72 @@
+"""Configuration of the gateway, read from `DEMO_GATEWAY_*` variables and `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["GatewaySettings"]
+
+
+class GatewaySettings(BaseSettings):
+    """Settings of the gateway supervisor and the LGOS model sync.
+
+    Every field reads the environment variable `DEMO_GATEWAY_<FIELD NAME>`
+    (case insensitive), falling back to a `.env` file in the working directory
+    when present. Keyword arguments win over both, so tests pass values
+    explicitly (and `_env_file=None` to ignore `.env`).
+
+    Attributes:
+        lgos_base_url: LGOS's OpenAI base URL (with `/v1`), which the sync reads
+            and the proxy forwards to.
+        lgos_api_key: The bearer key the proxy sends to LGOS (LGOS checks none;
+            a proxy in front of it may).
+        host: Interface the LiteLLM proxy binds (loopback by default).
+        port: Port the LiteLLM proxy listens on.
+        master_key: The proxy's master key: clients send it as their OpenAI API
+            key, and `GET /model/info` needs it. Without a database it is the
+            only key the proxy accepts.
+        config_path: Where the sync writes the generated LiteLLM configuration
+            (relative paths resolve against the working directory).
+        litellm: The `litellm` executable of the pinned proxy, as printed by
+            `scripts/ensure-litellm.sh`; default `litellm` on `PATH`.
+        request_timeout: Seconds the proxy waits for LGOS on one request (long
+            graph runs stream, or run in the background).
+        lgos_wait_seconds: How long `serve` and `sync` wait for LGOS to answer
+            `GET /v1/models` before giving up (LGOS may still be starting).
+        startup_timeout: Seconds `serve` waits for the proxy to become ready.
+        watch_interval: Seconds between `serve`'s checks of the configuration
+            file (a `sync` elsewhere rewrites it) and of its child.
+        sync_interval: Seconds between `serve`'s own syncs with LGOS; 0 (the
+            default) syncs only on start, on SIGHUP and on `sync`.
+
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="DEMO_GATEWAY_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        extra="ignore",
+    )
+
+    lgos_base_url: str = "http://127.0.0.1:8000/v1"
+    lgos_api_key: SecretStr = SecretStr("lgos-demo")
+    host: str = "127.0.0.1"
+    port: int = Field(default=4000, ge=0, le=65535)
+    master_key: SecretStr = SecretStr("lgos-demo")
+    config_path: Path = Path(".data/gateway/litellm.yaml")
+    litellm: str = "litellm"
+    request_timeout: float = Field(default=3600.0, gt=0)
+    lgos_wait_seconds: float = Field(default=60.0, ge=0)
+    startup_timeout: float = Field(default=120.0, gt=0)
+    watch_interval: float = Field(default=1.0, gt=0)
+    sync_interval: float = Field(default=0.0, ge=0)
+
+    @property
+    def gateway_url(self) -> str:
+        """The proxy's own base URL (`http://<host>:<port>`), without `/v1`."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
