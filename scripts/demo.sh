@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: just demo [--compose | --local] [--observability] [--dry-run]
+Usage: just demo [--compose | --local] [--gateway] [--observability] [--dry-run]
        just demo --help
 
 Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
@@ -18,6 +18,10 @@ otherwise the services run as local processes (honcho, demo/Procfile).
 
   --compose         always use Docker Compose (compose.yaml); fail without an engine
   --local           always use local processes, even when Docker is available
+  --gateway         also start the LiteLLM gateway in front of the API, with the
+                    LGOS model sync (http://127.0.0.1:4000/v1, DEMO_GATEWAY_PORT);
+                    the chat UI then talks to the gateway. Local processes only
+                    for now; the pinned proxy is installed on first use
   --observability   Compose only: also start the OpenTelemetry collector and
                     Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
   --dry-run         print the chosen mode, the reason and the command; run nothing
@@ -31,6 +35,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 mode=""
 observability=0
+gateway=0
 dry_run=0
 set_mode() {
     if [ -n "$mode" ] && [ "$mode" != "$1" ]; then
@@ -44,6 +49,7 @@ for arg in "$@"; do
         --compose) set_mode compose ;;
         --local) set_mode local ;;
         --observability) observability=1 ;;
+        --gateway) gateway=1 ;;
         --dry-run) dry_run=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
@@ -128,6 +134,10 @@ run_compose() {
         export POSTGRES_PASSWORD="lgos-demo"
         echo "  POSTGRES_PASSWORD is not set: using the demo password (set it in .env)."
     fi
+    if [ "$gateway" -eq 1 ]; then
+        echo "just demo: --gateway: the Compose stack has no gateway profile yet; starting" \
+            "without it (just demo --local --gateway runs it)." >&2
+    fi
     if [ "$observability" -eq 1 ]; then
         export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
         export OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"
@@ -154,13 +164,14 @@ port_busy() {
 check_ports() {
     local entry name service port free taken=" " moves=""
     local -a busy=()
-    for entry in "DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)" \
-        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages"; do
+    local -a services=("DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)"
+        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages")
+    if [ "$gateway" -eq 1 ]; then services+=("DEMO_GATEWAY_PORT:LiteLLM gateway"); fi
+    for entry in "${services[@]}"; do
         name="${entry%%:*}"
         taken+="${!name} "
     done
-    for entry in "DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)" \
-        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages"; do
+    for entry in "${services[@]}"; do
         name="${entry%%:*}"
         service="${entry#*:}"
         port="${!name}"
@@ -208,19 +219,40 @@ run_local() {
     if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then
         model="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"
     fi
-    local command=(uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start)
+    local procfile=demo/Procfile api_url="${DEMO_CHAINLIT_OPENAI_BASE_URL}"
+    if [ "$gateway" -eq 1 ]; then
+        # The LiteLLM gateway in front of the API (demo/gateway): the UI talks
+        # to it and reads the models from its /model/info (the LGOS model sync).
+        procfile=demo/Procfile.gateway
+        api_url="http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1"
+        export DEMO_GATEWAY_HOST="${DEMO_GATEWAY_HOST:-127.0.0.1}"
+        export DEMO_GATEWAY_PORT="${DEMO_GATEWAY_PORT:-4000}"
+        export DEMO_GATEWAY_LGOS_BASE_URL="${DEMO_GATEWAY_LGOS_BASE_URL:-$api_url}"
+        export DEMO_CHAINLIT_OPENAI_BASE_URL="http://${DEMO_GATEWAY_HOST}:${DEMO_GATEWAY_PORT}/v1"
+        export DEMO_CHAINLIT_OPENAI_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
+        export DEMO_CHAINLIT_DISCOVERY=litellm
+    fi
+    local command=(uv run --frozen --no-sync honcho --no-prefix -f "$procfile" -d . start)
     # Before the banner: a busy port is the whole story, not a line after it.
     if [ "$dry_run" -eq 0 ]; then check_ports; fi
     echo "LGOS demo as local processes; graphs answer with the ${model}."
     echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
     echo "  Chat UI (Chainlit):    http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
-    echo "  OpenAI-compatible API: ${DEMO_CHAINLIT_OPENAI_BASE_URL}"
+    echo "  OpenAI-compatible API: ${api_url}"
+    if [ "$gateway" -eq 1 ]; then
+        echo "  LiteLLM gateway:       ${DEMO_CHAINLIT_OPENAI_BASE_URL} (the UI's; /model/info has the lgos models)"
+    fi
     echo "  Files service:         ${DEMO_API_FILES_BASE_URL}"
     echo "  Search corpus pages:   ${DEMO_API_CORPUS_BASE_URL}"
     echo "  Command: ${command[*]}"
     echo "Press Ctrl-C to stop everything."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
     uv sync --all-packages --frozen --quiet
+    if [ "$gateway" -eq 1 ] && [ -z "${DEMO_GATEWAY_LITELLM:-}" ]; then
+        # The pinned LiteLLM proxy in its own environment (cached after the first run).
+        DEMO_GATEWAY_LITELLM="$(bash scripts/ensure-litellm.sh)"
+        export DEMO_GATEWAY_LITELLM
+    fi
     run_until_stopped "${command[@]}"
 }
 

@@ -34,7 +34,7 @@ exit 0
 """
 
 FAKE_UV = """#!/bin/sh
-echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-}" >> "$FAKE_LOG"
+echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-} DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-} KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-} GATEWAY_LGOS=${DEMO_GATEWAY_LGOS_BASE_URL:-} LITELLM=${DEMO_GATEWAY_LITELLM:-}" >> "$FAKE_LOG"
 if [ "$1" = run ]; then exit "${FAKE_UP_STATUS:-0}"; fi
 exit 0
 """
@@ -125,7 +125,13 @@ def test_help_prints_the_usage_and_runs_nothing(demo: Demo) -> None:
         result = demo.run(flag)
         assert result.returncode == 0
         assert result.stdout.startswith("Usage: just demo [--compose | --local]")
-        for option in ("--compose", "--local", "--observability", "--dry-run"):
+        for option in (
+            "--compose",
+            "--local",
+            "--gateway",
+            "--observability",
+            "--dry-run",
+        ):
             assert option in result.stdout
     assert demo.calls() == []
 
@@ -402,3 +408,86 @@ def test_every_busy_port_is_named_at_once(demo: Demo) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", port))  # free: binding works
     assert not any(call.startswith("uv") for call in demo.calls())
+
+
+# --------------------------------------------------------------------------
+# --gateway: the LiteLLM gateway (demo/gateway) as one more local process
+# --------------------------------------------------------------------------
+
+
+def test_gateway_puts_the_ui_behind_the_litellm_gateway(demo: Demo) -> None:
+    gateway_port = str(free_port())
+    result = demo.run(
+        "--local",
+        "--gateway",
+        DEMO_GATEWAY_PORT=gateway_port,
+        DEMO_GATEWAY_LITELLM="/opt/litellm/bin/litellm",
+    )
+    assert result.returncode == 0, result.stderr
+    gateway = f"http://127.0.0.1:{gateway_port}/v1"
+    api = f"http://127.0.0.1:{demo.ports['DEMO_API_PORT']}/v1"
+    assert f"  OpenAI-compatible API: {api}\n" in result.stdout
+    assert f"  LiteLLM gateway:       {gateway} " in result.stdout
+    calls = demo.calls()
+    assert [call.split(" | ")[0] for call in calls] == [
+        "uv sync --all-packages --frozen --quiet",
+        "uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile.gateway -d . start",
+    ]
+    assert (
+        f"DEMO_CHAINLIT_OPENAI_BASE_URL={gateway} DISCOVERY=litellm KEY=lgos-demo "
+        f"GATEWAY_LGOS={api} LITELLM=/opt/litellm/bin/litellm"
+    ) in calls[1]
+
+
+def test_without_gateway_the_ui_talks_to_lgos(demo: Demo) -> None:
+    result = demo.run("--local")
+    assert result.returncode == 0, result.stderr
+    assert "LiteLLM gateway" not in result.stdout
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    assert "-f demo/Procfile -d . start" in start
+    assert "DISCOVERY= KEY= GATEWAY_LGOS= LITELLM=" in start
+
+
+def test_the_gateway_key_is_the_uis_key(demo: Demo) -> None:
+    result = demo.run(
+        "--local",
+        "--gateway",
+        DEMO_GATEWAY_PORT=str(free_port()),
+        DEMO_GATEWAY_MASTER_KEY="sk-mine",
+        DEMO_GATEWAY_LITELLM="/bin/true",
+    )
+    assert result.returncode == 0, result.stderr
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    assert "KEY=sk-mine " in start
+
+
+def test_a_busy_gateway_port_is_named(demo: Demo) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run("--local", "--gateway", DEMO_GATEWAY_PORT=str(port))
+        # Without the flag, the gateway's port does not matter.
+        assert demo.run("--local", DEMO_GATEWAY_PORT=str(port)).returncode == 0
+    assert result.returncode == 1
+    assert (
+        f"port {port} for the LiteLLM gateway (DEMO_GATEWAY_PORT) is already in use"
+        in result.stderr
+    )
+
+
+def test_compose_says_the_gateway_profile_is_not_there_yet(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run("--gateway", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert _mode_line(result) == "LGOS demo with Docker Compose."
+    assert "--gateway: the Compose stack has no gateway profile yet" in result.stderr
+
+
+def test_the_gateway_procfile_is_the_procfile_plus_the_gateway() -> None:
+    plain = (ROOT / "demo" / "Procfile").read_text(encoding="utf-8").splitlines()
+    gateway = (ROOT / "demo" / "Procfile.gateway").read_text(encoding="utf-8")
+    *rest, last = gateway.splitlines()
+    assert rest == plain
+    assert last.startswith("gateway: exec uv run --frozen --no-sync python ")
+    assert last.endswith(" -m lgos_demo_gateway serve")

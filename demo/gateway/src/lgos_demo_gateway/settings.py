@@ -60,7 +60,7 @@ class GatewaySettings(BaseSettings):
     config_path: Path = Path(".data/gateway/litellm.yaml")
     litellm: str = "litellm"
     request_timeout: float = Field(default=3600.0, gt=0)
-    lgos_wait_seconds: float = Field(default=60.0, ge=0)
+    lgos_wait_seconds: float = Field(default=120.0, ge=0)
     startup_timeout: float = Field(default=120.0, gt=0)
     watch_interval: float = Field(default=1.0, gt=0)
     sync_interval: float = Field(default=0.0, ge=0)
