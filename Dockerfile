@@ -45,6 +45,21 @@ COPY . /app
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --all-packages --extra hatchet --extra tracing
 
+# --- litellm: the gateway's pinned LiteLLM proxy in its own venv ------------
+# Only the `gateway` target copies it (Compose profile "gateway"): its
+# dependencies stay out of uv.lock and out of the services' image. The version
+# is scripts/ensure-litellm.sh's (tests/compose keeps them equal); never 1.107.0,
+# a compromised release.
+FROM ${PYTHON_IMAGE} AS litellm
+COPY --from=uv /uv /bin/
+ARG LITELLM_VERSION=1.108.7
+ENV UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy \
+    UV_PYTHON_DOWNLOADS=0
+RUN --mount=type=cache,target=/root/.cache/uv \
+    uv venv /opt/litellm \
+    && uv pip install --python /opt/litellm/bin/python "litellm[proxy]==${LITELLM_VERSION}"
+
 # --- runtime: no uv, no build tools, a non-root user ------------------------
 FROM ${PYTHON_IMAGE} AS runtime
 RUN groupadd --system --gid 10001 lgos \
@@ -61,3 +76,14 @@ WORKDIR /app
 USER lgos
 EXPOSE 8000 8001 8002 8003
 CMD ["lgos", "--help"]
+
+# --- gateway: the services' image plus the LiteLLM proxy ---------------------
+# `python -m lgos_demo_gateway serve` (Compose profile "gateway") runs this
+# proxy; `docker build --target gateway -t lgos-demo-gateway:local .`
+FROM runtime AS gateway
+COPY --from=litellm /opt/litellm /opt/litellm
+ENV DEMO_GATEWAY_LITELLM=/opt/litellm/bin/litellm
+EXPOSE 4000
+
+# --- the default target (the last stage): the services' image, as above ------
+FROM runtime

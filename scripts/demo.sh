@@ -20,8 +20,8 @@ otherwise the services run as local processes (honcho, demo/Procfile).
   --local           always use local processes, even when Docker is available
   --gateway         also start the LiteLLM gateway in front of the API, with the
                     LGOS model sync (http://127.0.0.1:4000/v1, DEMO_GATEWAY_PORT);
-                    the chat UI then talks to the gateway. Local processes only
-                    for now; the pinned proxy is installed on first use
+                    the chat UI then talks to the gateway (Compose: profile
+                    "gateway"; local: the pinned proxy is installed on first use)
   --observability   Compose only: also start the OpenTelemetry collector and
                     Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
   --dry-run         print the chosen mode, the reason and the command; run nothing
@@ -135,8 +135,11 @@ run_compose() {
         echo "  POSTGRES_PASSWORD is not set: using the demo password (set it in .env)."
     fi
     if [ "$gateway" -eq 1 ]; then
-        echo "just demo: --gateway: the Compose stack has no gateway profile yet; starting" \
-            "without it (just demo --local --gateway runs it)." >&2
+        # Profile gateway: LiteLLM in front of the API; the UI goes through it.
+        export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}gateway"
+        export DEMO_COMPOSE_UI_UPSTREAM="gateway:4000"
+        export DEMO_CHAINLIT_DISCOVERY=litellm
+        export DEMO_CHAINLIT_OPENAI_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
     fi
     if [ "$observability" -eq 1 ]; then
         export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
@@ -144,6 +147,9 @@ run_compose() {
     fi
     echo "  Chat UI (Chainlit):    $ui"
     echo "  OpenAI-compatible API: $api"
+    if [ "$gateway" -eq 1 ]; then
+        echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT:-4000}/v1 (the UI's; /model/info has the lgos models)"
+    fi
     echo "  Corpus pages:          http://127.0.0.1:${DEMO_CORPUS_PORT:-8002}"
     if [ "$observability" -eq 1 ]; then
         echo "  Traces (Jaeger):       http://127.0.0.1:${DEMO_JAEGER_PORT:-16686}"

@@ -31,9 +31,17 @@ from tests.compose.stack import (
 PYTHON_SERVICES = {"api", "worker", "files", "corpus", "chainlit"}
 ONE_SHOT = {"hatchet-token"}
 OBSERVABILITY = {"otel-collector", "jaeger"}
+GATEWAY = {"gateway"}
 # Published container ports: the UI, the API, the corpus pages citations open
-# in the browser, and Jaeger's UI (observability profile). Nothing else.
-PUBLISHED = {"chainlit": {8001}, "api": {8000}, "corpus": {8002}, "jaeger": {16686}}
+# in the browser, Jaeger's UI (observability profile) and the LiteLLM gateway
+# (gateway profile). Nothing else.
+PUBLISHED = {
+    "chainlit": {8001},
+    "api": {8000},
+    "corpus": {8002},
+    "jaeger": {16686},
+    "gateway": {4000},
+}
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +89,11 @@ def test_the_validator_rejects_a_broken_service(
 
 def test_the_expected_services_exist(compose: dict) -> None:
     assert set(compose["services"]) == (
-        {"postgres", "hatchet-lite"} | ONE_SHOT | PYTHON_SERVICES | OBSERVABILITY
+        {"postgres", "hatchet-lite"}
+        | ONE_SHOT
+        | PYTHON_SERVICES
+        | OBSERVABILITY
+        | GATEWAY
     )
 
 
@@ -137,6 +149,14 @@ def test_images_are_pinned_and_python_services_share_one_build(compose: dict) ->
             assert image == "lgos-demo:local"
             assert service["build"]["context"] == "."
             assert service["build"]["dockerfile"] == "Dockerfile"
+            assert "target" not in service["build"]  # the default: the last stage
+            continue
+        if name in GATEWAY:  # the same Dockerfile, plus the pinned LiteLLM proxy
+            assert image == "lgos-demo-gateway:local"
+            assert service["build"]["target"] == "gateway"
+            assert (
+                service["build"]["args"] == compose["services"]["api"]["build"]["args"]
+            )
             continue
         assert "build" not in service
         repository, _, tag = image.rpartition(":")
@@ -304,7 +324,13 @@ def test_databases_named_in_urls_are_created() -> None:
 def test_the_observability_profile(compose: dict) -> None:
     services = compose["services"]
     for name, service in services.items():
-        expected = ["observability"] if name in OBSERVABILITY else None
+        expected = (
+            ["observability"]
+            if name in OBSERVABILITY
+            else ["gateway"]
+            if name in GATEWAY
+            else None
+        )
         assert service.get("profiles") == expected, name
     for name in ("api", "worker"):
         env = service_environment(services[name])
@@ -367,3 +393,30 @@ def test_the_hatchet_token_reaches_the_api_and_worker(compose: dict) -> None:
         port = int(env["HATCHET_CLIENT_HOST_PORT"].split(":")[1])
         lite = service_environment(services["hatchet-lite"])
         assert int(lite["SERVER_GRPC_PORT"]) == port
+
+
+def test_the_gateway_profile(compose: dict) -> None:
+    services = compose["services"]
+    gateway = services["gateway"]
+    env = service_environment(gateway)
+    assert env["DEMO_GATEWAY_LGOS_BASE_URL"] == "http://api:8000/v1"
+    assert (env["DEMO_GATEWAY_HOST"], env["DEMO_GATEWAY_PORT"]) == ("0.0.0.0", "4000")
+    assert argv(gateway["command"]) == ["python", "-m", "lgos_demo_gateway", "serve"]
+    assert gateway["depends_on"] == {"api": {"condition": "service_healthy"}}
+    assert gateway["ports"] == ["127.0.0.1:4000:4000"]
+    # The UI talks to the API unless `just demo --gateway` routes it through.
+    ui = service_environment(services["chainlit"])
+    assert ui["DEMO_CHAINLIT_OPENAI_BASE_URL"] == "http://api:8000/v1"
+    assert ui["DEMO_CHAINLIT_DISCOVERY"] == "lgos"
+    through = load(
+        {
+            "POSTGRES_PASSWORD": "pw",
+            "DEMO_COMPOSE_UI_UPSTREAM": "gateway:4000",
+            "DEMO_CHAINLIT_DISCOVERY": "litellm",
+            "DEMO_GATEWAY_PORT": "4100",
+        }
+    )["services"]
+    ui = service_environment(through["chainlit"])
+    assert ui["DEMO_CHAINLIT_OPENAI_BASE_URL"] == "http://gateway:4000/v1"
+    assert ui["DEMO_CHAINLIT_DISCOVERY"] == "litellm"
+    assert through["gateway"]["ports"] == ["127.0.0.1:4100:4000"]

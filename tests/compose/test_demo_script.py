@@ -476,12 +476,28 @@ def test_a_busy_gateway_port_is_named(demo: Demo) -> None:
     )
 
 
-def test_compose_says_the_gateway_profile_is_not_there_yet(demo: Demo) -> None:
+def test_compose_gateway_adds_the_profile_and_routes_the_ui_through_it(
+    demo: Demo,
+) -> None:
     demo.install_docker()
-    result = demo.run("--gateway", "--dry-run")
+    demo.write_tool(
+        "docker",
+        FAKE_DOCKER.replace(
+            "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-}",
+            "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-} UI=${DEMO_COMPOSE_UI_UPSTREAM:-}"
+            " DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-}"
+            " KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-}",
+        ),
+    )
+    result = demo.run("--gateway", DEMO_GATEWAY_MASTER_KEY="sk-mine")
     assert result.returncode == 0, result.stderr
     assert _mode_line(result) == "LGOS demo with Docker Compose."
-    assert "--gateway: the Compose stack has no gateway profile yet" in result.stderr
+    assert "  LiteLLM gateway:       http://127.0.0.1:4000/v1 " in result.stdout
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert "COMPOSE_PROFILES=gateway " in up
+    assert "UI=gateway:4000 DISCOVERY=litellm KEY=sk-mine" in up
+    plain = demo.run("--dry-run", DEMO_GATEWAY_PORT="4999")
+    assert "LiteLLM gateway" not in plain.stdout
 
 
 def test_the_gateway_procfile_is_the_procfile_plus_the_gateway() -> None:

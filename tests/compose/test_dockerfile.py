@@ -52,12 +52,21 @@ def _build_args() -> dict[str, str]:
     return args
 
 
+def _stages() -> set[str]:
+    """The names the Dockerfile gives its stages (`FROM image AS name`)."""
+    return {
+        text.split()[-1]
+        for kind, text in _instructions()
+        if kind == "FROM" and len(text.split()) == 3
+    }
+
+
 def test_base_images_are_pinned() -> None:
     args = _build_args()
     images = [
         re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], a.split()[0])
         for kind, a in _instructions()
-        if kind == "FROM"
+        if kind == "FROM" and a.split()[0] not in _stages()
     ]
     assert images
     for image in images:
@@ -222,3 +231,21 @@ def test_the_build_context_keeps_what_the_image_needs(path: str) -> None:
 )
 def test_the_build_context_leaves_out_local_state_and_secrets(path: str) -> None:
     assert _ignored(path)
+
+
+def test_the_default_target_is_the_services_image() -> None:
+    """`docker build .` and Compose's Python services build the last stage."""
+    froms = [text for kind, text in _instructions() if kind == "FROM"]
+    assert froms[-1] == "runtime"
+    assert "runtime AS gateway" in froms
+
+
+def test_the_gateway_target_has_the_pinned_litellm_proxy() -> None:
+    script = (ROOT / "scripts" / "ensure-litellm.sh").read_text(encoding="utf-8")
+    [pinned] = re.findall(r'^version="([^"]+)"$', script, re.M)
+    assert _build_args()["LITELLM_VERSION"] == pinned != "1.107.0"
+    instructions = _instructions()
+    assert ("COPY", "--from=litellm /opt/litellm /opt/litellm") in instructions
+    assert ("ENV", "DEMO_GATEWAY_LITELLM=/opt/litellm/bin/litellm") in instructions
+    runs = " ".join(a for kind, a in instructions if kind == "RUN")
+    assert '"litellm[proxy]==${LITELLM_VERSION}"' in runs

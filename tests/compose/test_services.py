@@ -29,7 +29,14 @@ from tests.compose.stack import (
     service_environment,
 )
 
-PREFIXES = ("LGOS_", "DEMO_API_", "DEMO_FILES_", "DEMO_CHAINLIT_", "HATCHET_CLIENT_")
+PREFIXES = (
+    "LGOS_",
+    "DEMO_API_",
+    "DEMO_FILES_",
+    "DEMO_CHAINLIT_",
+    "DEMO_GATEWAY_",
+    "HATCHET_CLIENT_",
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,19 +74,23 @@ def _known_variables() -> dict[str, set[str]]:
     from lgos_chainlit.settings import ChainlitSettings
     from lgos_demo_api.settings import DemoApiSettings
     from lgos_demo_files.settings import FilesSettings
+    from lgos_demo_gateway.settings import GatewaySettings
 
     return {
         "LGOS_": _settings_fields(ServerSettings),
         "DEMO_API_": _settings_fields(DemoApiSettings),
         "DEMO_FILES_": _settings_fields(FilesSettings),
         "DEMO_CHAINLIT_": _settings_fields(ChainlitSettings),
+        "DEMO_GATEWAY_": _settings_fields(GatewaySettings),
         "HATCHET_CLIENT_WORKER_HEALTHCHECK_": _settings_fields(HealthcheckConfig),
         "HATCHET_CLIENT_TLS_": _settings_fields(ClientTLSConfig),
         "HATCHET_CLIENT_": _settings_fields(ClientConfig),
     }
 
 
-@pytest.mark.parametrize("name", ["api", "worker", "files", "corpus", "chainlit"])
+@pytest.mark.parametrize(
+    "name", ["api", "worker", "files", "corpus", "chainlit", "gateway"]
+)
 def test_every_variable_is_read_by_a_settings_class(
     services: dict[str, Any], name: str
 ) -> None:
