@@ -8,10 +8,17 @@ loopback port, once per test session. ``page`` opens a fresh browser context
 (a new Chainlit session, signed out) per test; when the test fails it saves a
 full-page screenshot and prints both processes' output. ``open_chat`` signs
 in with the demo login.
+
+Behind the demo's LiteLLM gateway: ``gateway`` runs ``python -m
+lgos_demo_gateway serve`` (the pinned proxy of ``scripts/ensure-litellm.sh``,
+with the LGOS model sync) in front of ``lgos_api``, and ``bare_gateway`` the
+same pinned proxy on a configuration that lists LGOS's models with no
+``model_info.lgos`` (no sync ran); ``start_chainlit`` starts a UI on either.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -67,6 +74,7 @@ SCRUBBED_ENV = (
     "DEMO_FILES_HOST",
     "DEMO_FILES_PORT",
     "DEMO_FILES_ENV",
+    "DEMO_CHAINLIT_DISCOVERY",
 )
 FILES_API_KEY = "e2e-files-key"
 DEMO_USER = "demo"
@@ -215,19 +223,25 @@ def lgos_api(log_dir: Path, files_service: Service) -> Iterator[Service]:
     service.stop()
 
 
-@pytest.fixture(scope="session")
-def chainlit_ui(
-    lgos_api: Service, files_service: Service, log_dir: Path
-) -> Iterator[Service]:
+def start_chainlit(
+    name: str,
+    *,
+    base_url: str,
+    files_service: Service,
+    log_dir: Path,
+    extra_env: dict[str, str] | None = None,
+) -> Service:
+    """Start the Chainlit UI on ``base_url``, its history in ``log_dir/<name>-data``."""
     port = free_port()
     env = base_env()
-    env["DEMO_CHAINLIT_OPENAI_BASE_URL"] = lgos_api.url
+    env["DEMO_CHAINLIT_OPENAI_BASE_URL"] = base_url
     env["DEMO_CHAINLIT_FILES_BASE_URL"] = f"{files_service.url}/v1"
     env["DEMO_CHAINLIT_FILES_API_KEY"] = FILES_API_KEY
     # History and the generated auth secret live in the test's folder.
-    env["DEMO_CHAINLIT_DATA_DIR"] = str(log_dir / "chainlit-data")
-    service = start_service(
-        "chainlit",
+    env["DEMO_CHAINLIT_DATA_DIR"] = str(log_dir / f"{name}-data")
+    env.update(extra_env or {})
+    return start_service(
+        name,
         [
             sys.executable,
             "-m",
@@ -242,6 +256,207 @@ def chainlit_ui(
         log_dir=log_dir,
         url=f"http://127.0.0.1:{port}",
         ready_path="/auth/config",
+    )
+
+
+@pytest.fixture(scope="session")
+def chainlit_ui(
+    lgos_api: Service, files_service: Service, log_dir: Path
+) -> Iterator[Service]:
+    service = start_chainlit(
+        "chainlit", base_url=lgos_api.url, files_service=files_service, log_dir=log_dir
+    )
+    yield service
+    service.stop()
+
+
+# --------------------------------------------------------------------------
+# The demo's LiteLLM gateway
+# --------------------------------------------------------------------------
+
+GATEWAY_KEY = "e2e-gateway-master-key"
+"""The gateways' master key: the UI sends it as its OpenAI API key."""
+SYNC_TIMEOUT = 60.0
+
+
+@pytest.fixture(scope="session")
+def litellm_executable() -> str:
+    """The pinned LiteLLM proxy, installed once by ``scripts/ensure-litellm.sh``."""
+    result = subprocess.run(
+        ["bash", str(REPO / "scripts" / "ensure-litellm.sh")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        pytest.fail(
+            f"scripts/ensure-litellm.sh failed ({result.returncode}):\n"
+            f"{result.stdout}\n{result.stderr}"
+        )
+    return lines[-1]
+
+
+def model_info(gateway: Reachable) -> list[dict[str, Any]]:
+    """The gateway's ``GET /v1/model/info`` entries (master key as Bearer)."""
+    response = httpx.get(
+        f"{gateway.url}/v1/model/info",
+        headers={"Authorization": f"Bearer {GATEWAY_KEY}"},
+        timeout=10,
+    )
+    response.raise_for_status()
+    return response.json()["data"]
+
+
+def lgos_models(api: Service) -> list[str]:
+    """The IDs LGOS's ``GET /v1/models`` lists."""
+    return [m["id"] for m in httpx.get(f"{api.url}/models", timeout=10).json()["data"]]
+
+
+@pytest.fixture(scope="session")
+def gateway(
+    lgos_api: Service, log_dir: Path, litellm_executable: str
+) -> Iterator[Service]:
+    """``python -m lgos_demo_gateway serve`` in front of ``lgos_api``, synced.
+
+    Ready once its ``/model/info`` carries ``model_info.lgos`` for every
+    graph LGOS serves.
+    """
+    port = free_port()
+    env = base_env()
+    env.update(
+        {
+            "DEMO_GATEWAY_LGOS_BASE_URL": lgos_api.url,
+            "DEMO_GATEWAY_HOST": "127.0.0.1",
+            "DEMO_GATEWAY_PORT": str(port),
+            "DEMO_GATEWAY_MASTER_KEY": GATEWAY_KEY,
+            "DEMO_GATEWAY_CONFIG_PATH": str(log_dir / "gateway" / "litellm.yaml"),
+            "DEMO_GATEWAY_LITELLM": litellm_executable,
+        }
+    )
+    service = start_service(
+        "gateway",
+        [sys.executable, "-m", "lgos_demo_gateway", "serve"],
+        env=env,
+        cwd=log_dir,  # no developer .env is picked up
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}",
+        ready_path="/health/liveliness",
+    )
+    wanted = set(lgos_models(lgos_api))
+    synced: set[str] = set()
+    deadline = time.monotonic() + SYNC_TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            synced = {
+                entry["model_name"]
+                for entry in model_info(service)
+                if (entry.get("model_info") or {}).get("lgos")
+            }
+        except httpx.HTTPError:
+            synced = set()
+        if wanted <= synced:
+            break
+        time.sleep(0.5)
+    else:
+        service.stop()
+        pytest.fail(
+            f"the gateway's /model/info carries lgos for {sorted(synced)}, "
+            f"not every one of {sorted(wanted)}.\n{service.output()[-20_000:]}"
+        )
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="session")
+def bare_gateway(
+    lgos_api: Service, log_dir: Path, litellm_executable: str
+) -> Iterator[Service]:
+    """The pinned LiteLLM proxy listing LGOS's graphs, with no ``lgos`` anywhere.
+
+    What a gateway looks like before (or without) the LGOS model sync: each
+    graph a ``model_name`` routed to LGOS, ``model_info`` LiteLLM's own.
+    """
+    port = free_port()
+    config = log_dir / "bare-gateway.yaml"
+    models = [
+        {
+            "model_name": model,
+            "litellm_params": {
+                "model": f"openai/{model}",
+                "api_base": lgos_api.url,
+                "api_key": "lgos-demo",
+            },
+        }
+        for model in lgos_models(lgos_api)
+    ]
+    # JSON is YAML: no YAML writer needed.
+    config.write_text(
+        json.dumps(
+            {"model_list": models, "general_settings": {"master_key": GATEWAY_KEY}}
+        )
+    )
+    env = base_env()
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # no cost map download
+    for name in ("DATABASE_URL", "LITELLM_MASTER_KEY", "LITELLM_CONFIG"):
+        env.pop(name, None)
+    service = start_service(
+        "bare-gateway",
+        [
+            litellm_executable,
+            "--config",
+            str(config),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=log_dir,
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}",
+        ready_path="/health/liveliness",
+    )
+    yield service
+    service.stop()
+
+
+def gateway_ui_env() -> dict[str, str]:
+    """The UI's settings behind a gateway, as ``just demo --gateway`` sets them."""
+    return {
+        "DEMO_CHAINLIT_OPENAI_API_KEY": GATEWAY_KEY,
+        "DEMO_CHAINLIT_DISCOVERY": "litellm",
+    }
+
+
+@pytest.fixture(scope="session")
+def chainlit_gateway_ui(
+    gateway: Service, files_service: Service, log_dir: Path
+) -> Iterator[Service]:
+    """The Chainlit UI behind ``gateway`` (discovery from its ``/model/info``)."""
+    service = start_chainlit(
+        "chainlit-gateway",
+        base_url=f"{gateway.url}/v1",
+        files_service=files_service,
+        log_dir=log_dir,
+        extra_env=gateway_ui_env(),
+    )
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="session")
+def chainlit_bare_gateway_ui(
+    bare_gateway: Service, files_service: Service, log_dir: Path
+) -> Iterator[Service]:
+    """The Chainlit UI behind ``bare_gateway`` (no ``lgos`` to discover)."""
+    service = start_chainlit(
+        "chainlit-bare-gateway",
+        base_url=f"{bare_gateway.url}/v1",
+        files_service=files_service,
+        log_dir=log_dir,
+        extra_env=gateway_ui_env(),
     )
     yield service
     service.stop()
@@ -284,6 +499,19 @@ def page(
     log_dir: Path,
 ) -> Iterator[Any]:
     """A page of a new browser context; screenshots and logs on failure."""
+    yield from browser_page(
+        request, browser, log_dir, (lgos_api, chainlit_ui, files_service)
+    )
+
+
+def browser_page(
+    request: pytest.FixtureRequest,
+    browser: Any,
+    log_dir: Path,
+    services: tuple[Service, ...],
+) -> Iterator[Any]:
+    """Yield a page of a new browser context; on failure, a screenshot and the
+    ``services``' output."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     # Nothing leaves the machine: the page's CDN stylesheet is refused.
     context.route(
@@ -300,7 +528,7 @@ def page(
                 print(f"screenshot: {screenshot}")
             except Exception as exc:  # pragma: no cover - diagnostics only
                 print(f"no screenshot: {exc!r}")
-            for service in (lgos_api, chainlit_ui, files_service):
+            for service in services:
                 print(f"--- {service.name} output ({service.log}) ---")
                 print(service.output()[-20_000:])
         context.close()
