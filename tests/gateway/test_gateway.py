@@ -80,11 +80,15 @@ def test_model_info_carries_lgos(gateway: Gateway, demo_api_url: str) -> None:
     ).json()
     assert sorted(entry["id"] for entry in listing["data"]) == sorted(expected)
     assert all("lgos" not in entry for entry in listing["data"])
-    # /model/info needs the master key (no database, so no other key exists).
-    refused = httpx.get(
-        f"{gateway.url}/model/info", headers={"Authorization": "Bearer wrong"}
-    )
-    assert refused.status_code in (400, 401)
+    # Only the master key is accepted: without a database, LiteLLM cannot look
+    # another key up and says so; with no key at all it answers 500.
+    for route in ("/model/info", "/v1/models"):
+        refused = httpx.get(
+            f"{gateway.url}{route}", headers={"Authorization": "Bearer wrong"}
+        )
+        assert refused.status_code == 400
+        assert refused.json()["error"]["message"] == "No connected db."
+        assert httpx.get(f"{gateway.url}{route}").status_code == 500
 
 
 def test_responses_stream_is_real(client: OpenAI) -> None:
