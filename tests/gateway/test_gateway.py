@@ -10,7 +10,8 @@ database) does on the way, each shown by a test below:
 - Response IDs are replaced by LiteLLM's own (encrypted with its master key),
   a new one on every answer: a background run's retrieve returns another ID
   than its create, and every one of them works for retrieve, cancel and
-  ``previous_response_id``. Call IDs pass unchanged.
+  ``previous_response_id``. Call IDs, ``input_file`` parts by ``file_id``
+  and client function calls (``display_file``) pass unchanged.
 - Responses streaming is real (the proxy forwards LGOS's stream), unlike the
   LiteLLM SDK's default fake streaming (tests/clients/test_litellm.py).
 - An LGOS error keeps its status, but ``code`` becomes the status as a
@@ -33,6 +34,7 @@ import pytest
 from openai import OpenAI
 
 import tests.clients.matrix as m
+from tests.demo_services import DEMO_FILES
 from tests.gateway.conftest import MASTER_KEY, STARTUP_TIMEOUT, Gateway
 from tests.procs import ROOT, free_port, lgos_command, running
 from tests.waiting import wait_until
@@ -204,6 +206,58 @@ def test_background_plan_review_resume(client: OpenAI) -> None:
     report = wait_until(lambda: finished(resumed.id), timeout=60, message="the report")
     assert report.status == "completed"
     assert report.output_text.startswith(m.RESEARCH_REPORT_START)
+
+
+SALES = b"month,revenue,cost\nJan,100,80\nFeb,250,90\nMar,300,120\nApr,350,100\n"
+
+
+def test_file_input_and_display_file_through_the_gateway(
+    client: OpenAI, demo_url_map: dict[str, str]
+) -> None:
+    """An `input_file` by ID reaches LGOS; the `display_file` call comes back."""
+    from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
+
+    with OpenAI(
+        base_url=f"{demo_url_map[DEMO_FILES]}/v1", api_key="lgos-demo", max_retries=0
+    ) as files:
+        sales = files.files.create(file=("sales.csv", SALES), purpose="user_data")
+        ledger: list[Any] = [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Plot the revenue, please"},
+                    {"type": "input_file", "file_id": sales.id},
+                ],
+            }
+        ]
+        first = client.responses.create(
+            model="files",
+            input=ledger,
+            tools=[DISPLAY_FILE_TOOL],  # type: ignore[list-item]
+        )
+        call = first.output[-1]
+        assert call.type == "function_call"
+        assert call.name == "display_file"
+        arguments = json.loads(call.arguments)
+        assert arguments["filename"] == "revenue-by-month.png"
+        png = files.files.content(arguments["file_id"]).content
+        assert png.startswith(b"\x89PNG")
+    ledger += [
+        call.model_dump(exclude_none=True),
+        {
+            "type": "function_call_output",
+            "call_id": call.call_id,
+            "output": json.dumps({"displayed": True}),
+        },
+    ]
+    final = client.responses.create(
+        model="files",
+        input=ledger,
+        tools=[DISPLAY_FILE_TOOL],  # type: ignore[list-item]
+    )
+    assert final.output_text == (
+        "Here is the chart of revenue by month (revenue-by-month.png)."
+    )
 
 
 def test_chat_completions_stream(client: OpenAI) -> None:
