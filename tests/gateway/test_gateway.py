@@ -126,6 +126,23 @@ def test_responses_stream_is_real(client: OpenAI) -> None:
     assert created.id.startswith("resp_")
 
 
+def test_citations_stream_through(client: OpenAI) -> None:
+    events = list(
+        client.responses.create(
+            model="citations", input=m.CITATIONS_PROMPT, stream=True
+        )
+    )
+    added = [
+        e.annotation
+        for e in events
+        if e.type == "response.output_text.annotation.added"
+    ]
+    answer = events[-1].response.output[-1]  # type: ignore[union-attr]
+    assert text_of(answer) == m.CITATIONS_ANSWER
+    assert m.cited(m.CITATIONS_ANSWER, added) == m.CITATIONS
+    assert m.cited(m.CITATIONS_ANSWER, answer.content[0].annotations) == m.CITATIONS  # type: ignore[union-attr]
+
+
 def test_interrupt_resume(client: OpenAI) -> None:
     paused = client.responses.create(model="approval", input=m.REFUND_PROMPT)
     assert not m.RUN_RESPONSE_ID.fullmatch(paused.id)  # LiteLLM's own ID
