@@ -11,12 +11,14 @@ the limited-functionality notice.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import openai
@@ -24,6 +26,8 @@ import pytest
 from playwright.sync_api import expect
 
 from lgos_chainlit.api_errors import format_api_error
+from lgos_chainlit.discovery import NO_GATEWAY_EXTENSION, ModelCapabilities
+from lgos_chainlit.session import ChatSession, discover_models, load_session
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,
@@ -31,6 +35,7 @@ from tests.e2e.conftest import (
     UI_TIMEOUT_MS,
     Service,
     browser_page,
+    lgos_models,
     model_info,
     open_chat,
     send,
@@ -48,6 +53,7 @@ from tests.waiting import wait_until
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -327,3 +333,64 @@ def test_a_wrapped_lgos_error_reads_as_lgos_wrote_it(
         "HTTP 400: Invalid runtime setting 'audience': Input should be "
         "'general', 'beginner' or 'expert' (param: metadata.lgos_settings)"
     )
+
+
+def run_async(make: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine in a thread of its own (Playwright's loop owns this one)."""
+
+    async def main() -> T:
+        return await make()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result(timeout=60)
+
+
+def discover(
+    base_url: str, key: str, model: str
+) -> tuple[list[ModelCapabilities], ChatSession]:
+    """What the UI discovers with ``DEMO_CHAINLIT_DISCOVERY=litellm``."""
+
+    async def both() -> tuple[list[ModelCapabilities], ChatSession]:
+        async with openai.AsyncOpenAI(
+            base_url=base_url, api_key=key, max_retries=0
+        ) as client:
+            models = await discover_models(client, "litellm")
+            session = await load_session(client, model, discovery="litellm")
+            return models, session
+
+    return run_async(both)
+
+
+def test_litellm_discovery_against_the_synced_gateway_matches_lgos(
+    gateway: Service, lgos_api: Service
+) -> None:
+    models, session = discover(f"{gateway.url}/v1", GATEWAY_KEY, "server-tools")
+
+    assert [model.model_id for model in models] == lgos_models(lgos_api)
+    assert not any(model.limited for model in models)
+    extension = lgos_extension(lgos_api, "server-tools")
+    assert session.capabilities.description == extension["description"]
+    assert list(session.capabilities.server_tools) == extension["server_tools"]
+
+
+def test_litellm_discovery_on_a_gateway_without_sync_is_limited(
+    bare_gateway: Service, lgos_api: Service
+) -> None:
+    models, session = discover(f"{bare_gateway.url}/v1", GATEWAY_KEY, "chat")
+
+    assert [model.model_id for model in models] == lgos_models(lgos_api)
+    assert {model.limitation for model in models} == {NO_GATEWAY_EXTENSION}
+    assert session.notice is not None
+    assert session.widgets == []
+
+
+def test_litellm_discovery_without_model_info_falls_back_to_v1_models(
+    lgos_api: Service,
+) -> None:
+    """LGOS itself serves no /model/info (404): the UI lists /v1/models, which
+    there still carries the extension, so nothing is limited."""
+    models, session = discover(lgos_api.url, "lgos-demo", "chat")
+
+    assert [model.model_id for model in models] == lgos_models(lgos_api)
+    assert not any(model.limited for model in models)
+    assert [widget.id for widget in session.widgets] == ["use_history", "audience"]
