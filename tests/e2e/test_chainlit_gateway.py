@@ -35,6 +35,7 @@ from tests.e2e.conftest import (
     UI_TIMEOUT_MS,
     Service,
     browser_page,
+    choose_profile,
     lgos_models,
     model_info,
     open_chat,
@@ -169,6 +170,45 @@ def test_chat_settings_from_model_info_reach_the_graph(
     )
     expect(answer).to_contain_text('You said: "What is a river delta?"')
     expect(answer).to_contain_text("Write for an expert audience")
+
+
+def test_commentary_citations_and_functions_through_the_gateway(
+    gateway_page: Any, chainlit_gateway_ui: Service
+) -> None:
+    page = gateway_page
+    # Commentary: each step of the writer, apart from the answer.
+    open_chat(page, chainlit_gateway_ui, "writer")
+    send(page, "What is a river delta?")
+    steps = page.locator('.step[data-step-type="run"]')
+    expect(page.locator(ANSWERS).last.locator("h3")).to_have_count(
+        3, timeout=ANSWER_TIMEOUT_MS
+    )
+    expect(steps).to_have_count(5)
+    expect(steps.first).to_have_text("Outlining the answer in 3 sections")
+    assert "Outlining the answer" not in page.locator(ANSWERS).last.inner_text()
+
+    # Citations: linked markers and a Sources list.
+    choose_profile(page, "citations")
+    send(page, "Compare Chat Completions and the Responses API")
+    answer = page.locator(ANSWERS).last
+    expect(answer).to_contain_text("Sources", timeout=ANSWER_TIMEOUT_MS)
+    markers = answer.locator("a", has_text=re.compile(r"^\[\d\]$"))
+    expect(markers).to_have_count(2)
+    expect(answer.locator("li")).to_have_count(2)
+
+    # Client functions: the UI runs them and sends the results back.
+    choose_profile(page, "functions")
+    send(page, "What time is it in Tokyo, and roll two dice?")
+    expect(page.locator(ANSWERS).last).to_contain_text(
+        "answers from the results as they came back", timeout=ANSWER_TIMEOUT_MS
+    )
+    tools = page.locator('.step[data-step-type="tool"]')
+    expect(tools).to_have_count(2)
+    expect(tools.first).to_contain_text("Ran get_current_time")
+    expect(tools.last).to_contain_text("Ran roll_dice")
+    expect(page.locator(ANSWERS).last).to_contain_text(
+        'get_current_time(timezone="Asia/Tokyo") returned'
+    )
 
 
 def test_deep_research_plan_review_and_resume_through_the_gateway(
