@@ -123,16 +123,66 @@ run_until_stopped() {
     return "$status"
 }
 
+# What answers: the offline model, or the upstream one a key selects.
+answering_model() {
+    if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then
+        echo "upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"
+    else
+        echo "offline demo model (no API key needed)"
+    fi
+}
+
+# Whether this Compose project has running containers (another `just demo`).
+compose_running() {
+    [ -n "$(docker compose ps --status running -q 2>/dev/null)" ]
+}
+
+# Exit 1, before anything starts, when an image the stack needs is neither
+# here nor pullable (no registry reachable), saying what to do instead.
+check_images() {
+    local image missing=0
+    while read -r image; do
+        case "$image" in "" | lgos-demo:local | lgos-demo-gateway:local) continue ;; esac
+        if ! docker image inspect "$image" >/dev/null 2>&1; then missing=1; fi
+    done < <(docker compose config --images 2>/dev/null)
+    [ "$missing" -eq 0 ] && return 0
+    echo "Pulling the images the stack needs..."
+    if docker compose pull --ignore-buildable --quiet; then return 0; fi
+    {
+        echo "just demo: the images above could not be pulled (is an image registry reachable?)."
+        echo "Nothing was started. Run the local processes instead: just demo --local"
+        echo "  or point the DEMO_*_IMAGE variables at images you have (docs/demo/stack.md#image-names)."
+    } >&2
+    exit 1
+}
+
+# In the background: once the UI and the worker report healthy, say so once.
+announce_ready() {
+    local ui="$1" states
+    while sleep 2; do
+        states="$(docker compose ps --format '{{.Service}}={{.Health}}' 2>/dev/null)" || continue
+        if grep -qx 'chainlit=healthy' <<<"$states" && grep -qx 'worker=healthy' <<<"$states"; then
+            echo "LGOS demo is ready: open $ui (Ctrl-C stops it)."
+            return 0
+        fi
+    done
+}
+
 run_compose() {
     local command=(docker compose up --build --remove-orphans)
-    local ui="http://127.0.0.1:${DEMO_CHAINLIT_PORT:-8001}"
-    local api="http://127.0.0.1:${DEMO_API_PORT:-8000}/v1"
-    echo "LGOS demo with Docker Compose."
-    echo "  Why Compose: $reason. Force a mode with --compose or --local (just demo --help)."
+    export DEMO_API_PORT="${DEMO_API_PORT:-8000}"
+    export DEMO_CHAINLIT_PORT="${DEMO_CHAINLIT_PORT:-8001}"
+    export DEMO_CORPUS_PORT="${DEMO_CORPUS_PORT:-8002}"
+    local ui="http://127.0.0.1:${DEMO_CHAINLIT_PORT}"
+    local api="http://127.0.0.1:${DEMO_API_PORT}/v1"
+    local -a ports=("DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)"
+        "DEMO_CORPUS_PORT:Search corpus pages")
+    local password_note=""
     if [ -z "${POSTGRES_PASSWORD:-}" ]; then
         # compose.yaml requires it; a throwaway value for the local demo.
         export POSTGRES_PASSWORD="lgos-demo"
-        echo "  POSTGRES_PASSWORD is not set: using the demo password (set it in .env)."
+        password_note="  POSTGRES_PASSWORD is not set: using the demo password. Set yours in .env before
+    the first run: the database keeps the one it was created with (docs/demo/stack.md#data)."
     fi
     if [ "$gateway" -eq 1 ]; then
         # Profile gateway: LiteLLM in front of the API; the UI goes through it.
@@ -140,24 +190,58 @@ run_compose() {
         export DEMO_COMPOSE_UI_UPSTREAM="gateway:4000"
         export DEMO_CHAINLIT_DISCOVERY=litellm
         export DEMO_CHAINLIT_OPENAI_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
+        export DEMO_GATEWAY_PORT="${DEMO_GATEWAY_PORT:-4000}"
+        ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway")
     fi
     if [ "$observability" -eq 1 ]; then
         export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
         export OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"
+        export DEMO_JAEGER_PORT="${DEMO_JAEGER_PORT:-16686}"
+        ports+=("DEMO_JAEGER_PORT:Jaeger")
     fi
+    # Before the banner: a busy port or a missing image is the whole story.
+    # A stack of this project already running holds the ports itself: this
+    # run attaches to it, and says so.
+    local attached=0
+    if [ "$dry_run" -eq 0 ]; then
+        if compose_running; then
+            attached=1
+        else
+            check_ports "${ports[@]}"
+        fi
+        check_images
+    fi
+    echo "LGOS demo with Docker Compose; graphs answer with the $(answering_model)."
+    echo "  Why Compose: $reason. Force a mode with --compose or --local (just demo --help)."
+    if [ -n "$password_note" ]; then echo "$password_note"; fi
     echo "  Chat UI (Chainlit):    $ui"
     echo "  OpenAI-compatible API: $api"
     if [ "$gateway" -eq 1 ]; then
-        echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT:-4000}/v1 (the UI's; /model/info has the lgos models)"
+        echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT}/v1 (the UI's; /model/info has the lgos models)"
     fi
-    echo "  Corpus pages:          http://127.0.0.1:${DEMO_CORPUS_PORT:-8002}"
+    echo "  Corpus pages:          http://127.0.0.1:${DEMO_CORPUS_PORT}"
     if [ "$observability" -eq 1 ]; then
-        echo "  Traces (Jaeger):       http://127.0.0.1:${DEMO_JAEGER_PORT:-16686}"
+        echo "  Traces (Jaeger):       http://127.0.0.1:${DEMO_JAEGER_PORT}"
     fi
     echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
+    if [ "$attached" -eq 1 ]; then
+        echo "The stack is already running (another 'just demo'?): attaching to it. Ctrl-C here"
+        echo "  stops it for both; 'docker compose logs -f' only watches."
+    fi
     echo "Press Ctrl-C to stop; data stays in the volumes ('docker compose down -v' drops it)."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
-    run_until_stopped "${command[@]}"
+    announce_ready "$ui" &
+    local watcher=$! status=0
+    run_until_stopped "${command[@]}" || status=$?
+    kill "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
+    if [ "$status" -ne 0 ] && [ "$status" -ne 130 ]; then
+        # Nothing half-started keeps running (restart: unless-stopped would
+        # even bring it back with the engine).
+        echo "just demo: Compose ended with status $status; stopping the containers it started." >&2
+        docker compose stop >&2 || true
+    fi
+    return "$status"
 }
 
 # Whether something accepts connections on 127.0.0.1:$1.
@@ -165,14 +249,13 @@ port_busy() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# Exit 1 naming every local service whose port is taken (the service would
+# Exit 1 naming every service whose port on this machine is taken (it would
 # fail to start), with one command that moves them all to free ports.
+# Arguments: VARIABLE:service name pairs, each variable set to its port.
 check_ports() {
     local entry name service port free taken=" " moves=""
     local -a busy=()
-    local -a services=("DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)"
-        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages")
-    if [ "$gateway" -eq 1 ]; then services+=("DEMO_GATEWAY_PORT:LiteLLM gateway"); fi
+    local -a services=("$@")
     for entry in "${services[@]}"; do
         name="${entry%%:*}"
         taken+="${!name} "
@@ -221,10 +304,8 @@ run_local() {
     export DEMO_API_CORPUS_BASE_URL="${DEMO_API_CORPUS_BASE_URL:-http://${DEMO_API_HOST}:${DEMO_CORPUS_PORT}}"
     export DEMO_API_FILES_BASE_URL="${DEMO_API_FILES_BASE_URL:-http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1}"
     export DEMO_CHAINLIT_FILES_BASE_URL="${DEMO_CHAINLIT_FILES_BASE_URL:-http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1}"
-    local model="offline demo model (no API key needed)"
-    if [ -n "${DEMO_API_OPENAI_API_KEY:-}" ]; then
-        model="upstream model ${DEMO_API_OPENAI_RESPONSES_MODEL:-gpt-4.1-mini}"
-    fi
+    local model
+    model="$(answering_model)"
     local procfile=demo/Procfile api_url="${DEMO_CHAINLIT_OPENAI_BASE_URL}"
     if [ "$gateway" -eq 1 ]; then
         # The LiteLLM gateway in front of the API (demo/gateway): the UI talks
@@ -240,7 +321,10 @@ run_local() {
     fi
     local command=(uv run --frozen --no-sync honcho --no-prefix -f "$procfile" -d . start)
     # Before the banner: a busy port is the whole story, not a line after it.
-    if [ "$dry_run" -eq 0 ]; then check_ports; fi
+    local -a ports=("DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)"
+        "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages")
+    if [ "$gateway" -eq 1 ]; then ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway"); fi
+    if [ "$dry_run" -eq 0 ]; then check_ports "${ports[@]}"; fi
     echo "LGOS demo as local processes; graphs answer with the ${model}."
     echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
     echo "  Chat UI (Chainlit):    http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"

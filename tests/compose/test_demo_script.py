@@ -29,7 +29,19 @@ case "$1 $FAKE_INFO $FAKE_COMPOSE" in
     "info "*) echo "Cannot connect to the Docker daemon. Is the docker daemon running?" >&2; exit 1 ;;
     "compose "*" missing") echo "docker: unknown command: docker compose" >&2; exit 1 ;;
 esac
-if [ "$1 $2" = "compose up" ]; then exit "${FAKE_UP_STATUS:-0}"; fi
+case "$*" in
+    # FAKE_RUNNING: this project already has running containers.
+    "compose ps --status running -q") [ -n "${FAKE_RUNNING:-}" ] && echo 1f2e3d ;;
+    # FAKE_HEALTHY: the UI and the worker report healthy.
+    "compose ps --format "*)
+        [ -n "${FAKE_HEALTHY:-}" ] && printf 'chainlit=healthy\nworker=healthy\n' ;;
+    # FAKE_IMAGES: the stack's images; FAKE_PRESENT: those already here.
+    "compose config --images") for i in ${FAKE_IMAGES:-}; do echo "$i"; done ;;
+    "image inspect "*)
+        case " ${FAKE_PRESENT:-} " in *" $3 "*) exit 0 ;; *) exit 1 ;; esac ;;
+    "compose pull "*) exit "${FAKE_PULL_STATUS:-0}" ;;
+    "compose up "*) sleep "${FAKE_UP_SECONDS:-0}"; exit "${FAKE_UP_STATUS:-0}" ;;
+esac
 exit 0
 """
 
@@ -183,7 +195,7 @@ def test_an_answering_engine_means_compose(demo: Demo) -> None:
     demo.install_docker()
     result = demo.run("--dry-run")
     assert result.returncode == 0, result.stderr
-    assert _mode_line(result) == "LGOS demo with Docker Compose."
+    assert _mode_line(result).startswith("LGOS demo with Docker Compose; graphs answer")
     assert "Why Compose: a Docker engine answers 'docker info'." in result.stdout
     assert "Command: docker compose up --build --remove-orphans" in result.stdout
     assert not any("compose up" in call for call in demo.calls())
@@ -491,7 +503,7 @@ def test_compose_gateway_adds_the_profile_and_routes_the_ui_through_it(
     )
     result = demo.run("--gateway", DEMO_GATEWAY_MASTER_KEY="sk-mine")
     assert result.returncode == 0, result.stderr
-    assert _mode_line(result) == "LGOS demo with Docker Compose."
+    assert _mode_line(result).startswith("LGOS demo with Docker Compose; graphs answer")
     assert "  LiteLLM gateway:       http://127.0.0.1:4000/v1 " in result.stdout
     (up,) = [call for call in demo.calls() if "compose up" in call]
     assert "COMPOSE_PROFILES=gateway " in up
@@ -507,3 +519,91 @@ def test_the_gateway_procfile_is_the_procfile_plus_the_gateway() -> None:
     assert rest == plain
     assert last.startswith("gateway: exec uv run --frozen --no-sync python ")
     assert last.endswith(" -m lgos_demo_gateway serve")
+
+
+def test_compose_mode_names_a_busy_published_port_before_anything_starts(
+    demo: Demo,
+) -> None:
+    # Compose would fail half-way, leaving the other containers running.
+    demo.install_docker()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run(DEMO_CORPUS_PORT=str(port))
+    assert result.returncode == 1
+    assert (
+        f"port {port} for the Search corpus pages (DEMO_CORPUS_PORT) is already in use"
+        in result.stderr
+    )
+    assert "Nothing was started." in result.stderr
+    assert not any("compose up" in call for call in demo.calls())
+    assert "Chat UI" not in result.stdout
+
+
+def test_compose_mode_attaches_to_its_running_stack_and_says_so(demo: Demo) -> None:
+    # Its own containers hold the ports: no busy-port refusal, a notice.
+    demo.install_docker()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run(DEMO_API_PORT=str(port), FAKE_RUNNING="1")
+    assert result.returncode == 0, result.stderr
+    assert "The stack is already running" in result.stdout
+    assert any("compose up" in call for call in demo.calls())
+
+
+def test_compose_mode_without_its_images_says_what_to_do_and_starts_nothing(
+    demo: Demo,
+) -> None:
+    demo.install_docker()
+    result = demo.run(
+        FAKE_IMAGES="lgos-demo:local postgres:17.6 hatchet:v1",
+        FAKE_PRESENT="hatchet:v1",
+        FAKE_PULL_STATUS="1",
+    )
+    assert result.returncode == 1
+    assert "could not be pulled" in result.stderr
+    assert "just demo --local" in result.stderr
+    assert "DEMO_*_IMAGE" in result.stderr
+    calls = demo.calls()
+    # The locally built image is never looked up; the missing one is pulled.
+    assert not any("inspect lgos-demo:local" in call for call in calls)
+    assert any(
+        call.startswith("docker compose pull --ignore-buildable") for call in calls
+    )
+    assert not any("compose up" in call for call in calls)
+
+
+def test_compose_mode_pulls_missing_images_first(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run(FAKE_IMAGES="postgres:17.6")
+    assert result.returncode == 0, result.stderr
+    calls = [call.split(" |")[0] for call in demo.calls()]
+    assert calls.index("docker compose pull --ignore-buildable --quiet") < calls.index(
+        "docker compose up --build --remove-orphans"
+    )
+
+
+def test_a_failed_compose_up_stops_what_it_started(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run(FAKE_UP_STATUS="1")
+    assert result.returncode == 1
+    assert "stopping the containers it started" in result.stderr
+    calls = [call.split(" |")[0] for call in demo.calls()]
+    assert calls[-1] == "docker compose stop"
+    # Ctrl-C is a normal stop: the containers stopped already, nothing more.
+    demo.log.unlink()
+    assert demo.run(FAKE_UP_STATUS="130").returncode == 130
+    assert "docker compose stop" not in [c.split(" |")[0] for c in demo.calls()]
+
+
+def test_compose_mode_says_when_the_stack_is_ready(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run(FAKE_HEALTHY="1", FAKE_UP_SECONDS="5")
+    assert result.returncode == 0, result.stderr
+    ui = f"http://127.0.0.1:{demo.ports['DEMO_CHAINLIT_PORT']}"
+    assert f"LGOS demo is ready: open {ui} (Ctrl-C stops it)." in result.stdout
+    # Not before the stack reports healthy.
+    assert "is ready" not in demo.run(FAKE_UP_SECONDS="3").stdout

@@ -147,8 +147,8 @@ class ComposeStack:
         except OSError:
             return ""
 
-    def start(self) -> None:
-        """Run `just demo` (no flag) the way a user does, in the background."""
+    def start(self, *args: str) -> None:
+        """Run `just demo ARGS` (no mode flag) as a user does, in the background."""
         just = shutil.which("just", path=self.env.get("PATH"))
         assert just, "`just` is not on PATH"
         self.runs.append(time.monotonic())
@@ -156,7 +156,7 @@ class ComposeStack:
             sink.write(f"\n===== just demo, run {len(self.runs)} =====\n".encode())
             sink.flush()
             self.process = subprocess.Popen(
-                [just, "demo"],
+                [just, "demo", *args],
                 cwd=REPO,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
@@ -165,7 +165,9 @@ class ComposeStack:
                 start_new_session=True,
             )
 
-    def wait_healthy(self, timeout: float = HEALTHY_WITHIN_SECONDS) -> float:
+    def wait_healthy(
+        self, timeout: float = HEALTHY_WITHIN_SECONDS, *, extra: tuple[str, ...] = ()
+    ) -> float:
         """Wait until every service is healthy (the one-shot exited 0).
 
         Returns:
@@ -198,7 +200,7 @@ class ComposeStack:
                         states[service] = container["State"]
                 else:
                     states[service] = container.get("Health") or container["State"]
-            if all(states.get(s) == "healthy" for s in LONG_RUNNING) and all(
+            if all(states.get(s) == "healthy" for s in LONG_RUNNING + extra) and all(
                 states.get(s) == "done" for s in ONE_SHOT
             ):
                 return time.monotonic() - self.runs[-1]

@@ -42,6 +42,7 @@ from tests.e2e.test_chainlit_interrupts import (
     choice,
     set_switch,
 )
+from tests.procs import free_port
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -65,9 +66,16 @@ def test_just_demo_chooses_compose_and_every_service_turns_healthy(
     assert healthy < HEALTHY_WITHIN_SECONDS
     banner = stack.output()
     # No flag: the script's own probe found the engine.
-    assert "LGOS demo with Docker Compose." in banner
+    assert "LGOS demo with Docker Compose; graphs answer with the offline" in banner
     assert "Why Compose: a Docker engine answers 'docker info'" in banner
     assert f"Chat UI (Chainlit):    {stack.url}" in banner
+    # Once healthy, the script says where to go (the containers' own lines
+    # name their addresses inside the network, not the published ones).
+    wait_until(
+        lambda: f"LGOS demo is ready: open {stack.url}" in stack.output(),
+        timeout=30,
+        message="the ready line",
+    )
     containers = {c["Service"]: c for c in stack.containers()}
     assert set(containers) == set(LONG_RUNNING) | set(ONE_SHOT)
     # Only the UI, the API and the corpus pages are published, on loopback.
@@ -234,3 +242,40 @@ def test_a_second_just_demo_keeps_the_first_runs_history(
     expect(page.get_by_text(FIRST_RUN_MESSAGE).first).to_be_visible(
         timeout=UI_TIMEOUT_MS
     )
+
+
+def test_just_demo_gateway_puts_litellm_in_front_of_the_ui(
+    page: Any, stack: ComposeStack, healthy: float
+) -> None:
+    # The profile gateway (issue 20): the UI goes through LiteLLM and reads
+    # the models from its /model/info, which the LGOS model sync filled.
+    if stack.process is not None and stack.process.poll() is None:
+        assert stack.interrupt() in (0, 130)
+    gateway_port = free_port()
+    stack.env["DEMO_GATEWAY_PORT"] = str(gateway_port)
+    stack.start("--gateway")
+    print(
+        f"just demo --gateway to every service healthy: {stack.wait_healthy(extra=('gateway',)):.0f} s"
+    )
+    assert (
+        f"LiteLLM gateway:       http://127.0.0.1:{gateway_port}/v1" in stack.output()
+    )
+    info = httpx.get(
+        f"http://127.0.0.1:{gateway_port}/model/info",
+        headers={"Authorization": "Bearer lgos-demo"},
+        timeout=30,
+    ).json()["data"]
+    synced = {entry["model_name"]: entry["model_info"].get("lgos") for entry in info}
+    lgos = httpx.get(f"{stack.api_url}/models/chat", timeout=10).json()["lgos"]
+    assert synced["chat"] == lgos
+    open_chat(page, stack, "chat")
+    send(page, "Hello through the gateway")
+    answer = page.locator(ANSWERS).nth(1)
+    wait_until(
+        lambda: len(answer.inner_text().strip()) > 20,
+        timeout=ANSWER_TIMEOUT_MS / 1000,
+        message="an answer through the gateway",
+    )
+    # The chat settings come from model_info.lgos (no limited notice).
+    expect(page.locator("#chat-settings-open-modal")).to_be_visible()
+    expect(page.locator(ANSWERS, has_text="Limited functionality")).to_have_count(0)
