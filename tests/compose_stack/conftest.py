@@ -29,9 +29,11 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import (  # noqa: F401 - the module-scoped browser fixture
+    _CALL_FAILED,  # browser_page reads it: a screenshot when the test failed
     REPO,
     base_env,
     browser,
+    browser_page,
 )
 from tests.procs import free_port
 
@@ -229,8 +231,17 @@ class ComposeStack:
         )
 
     def down(self) -> None:
-        """Remove the project's containers, network and volumes."""
-        self.compose("down", "-v", "--remove-orphans", "--timeout", "10", check=False)
+        """Remove the project's containers (every profile's), network and volumes."""
+        self.compose(
+            "--profile",
+            "*",
+            "down",
+            "-v",
+            "--remove-orphans",
+            "--timeout",
+            "10",
+            check=False,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -277,6 +288,21 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
         stack.down()
 
 
+@dataclass
+class ComposeLogs:
+    """One Compose service's recent logs, printed when a browser test fails."""
+
+    stack: ComposeStack
+    name: str
+
+    @property
+    def log(self) -> Path:
+        return self.stack.log
+
+    def output(self) -> str:
+        return self.stack.logs(self.name, tail=80)
+
+
 @pytest.fixture
 def page(
     request: pytest.FixtureRequest,
@@ -284,30 +310,14 @@ def page(
     stack: ComposeStack,
 ) -> Iterator[Any]:
     """A fresh browser context on the stack's UI; screenshot and logs on failure."""
-    import re
-
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    # Nothing leaves the machine.
-    context.route(
-        re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort()
+    yield from browser_page(
+        request,
+        browser,
+        stack.log.parent,
+        tuple(
+            ComposeLogs(stack, name) for name in ("api", "worker", "chainlit", "files")
+        ),
     )
-    page = context.new_page()
-    try:
-        yield page
-    finally:
-        if request.node.stash.get(_CALL_FAILED, True):
-            shot = stack.log.parent / f"{request.node.name}.png"
-            try:
-                page.screenshot(path=str(shot), full_page=True)
-                print(f"screenshot: {shot}")
-            except Exception as exc:  # pragma: no cover - diagnostics only
-                print(f"no screenshot: {exc!r}")
-            for service in ("api", "worker", "chainlit", "files"):
-                print(f"--- {service} ---\n{stack.logs(service, tail=80)}")
-        context.close()
-
-
-_CALL_FAILED = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -504,11 +504,24 @@ def page(
     )
 
 
+class Logged(Protocol):
+    """A service whose output a failed browser test prints (a ``Service``, a
+    Compose service's logs)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def log(self) -> Path: ...
+
+    def output(self) -> str: ...
+
+
 def browser_page(
     request: pytest.FixtureRequest,
     browser: Any,
     log_dir: Path,
-    services: tuple[Service, ...],
+    services: tuple[Logged, ...],
 ) -> Iterator[Any]:
     """Yield a page of a new browser context; on failure, a screenshot and the
     ``services``' output."""
