@@ -32,6 +32,8 @@ EOF
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The options as given, repeated in the commands the script suggests.
+given_args="$*"
 
 mode=""
 observability=0
@@ -279,7 +281,7 @@ check_ports() {
             echo "just demo: ${entry} is already in use."
         done
         echo "Nothing was started. Stop what listens there (another 'just demo'?), or move"
-        echo "  the services: ${moves}just demo   (or set them in .env)."
+        echo "  the services: ${moves}just demo${given_args:+ $given_args}   (or set them in .env)."
     } >&2
     exit 1
 }

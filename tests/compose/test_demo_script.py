@@ -12,6 +12,7 @@ import pty
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -408,7 +409,7 @@ def test_every_busy_port_is_named_at_once(demo: Demo) -> None:
     assert f"port {api_port} for the API (DEMO_API_PORT)" in result.stderr
     assert f"port {files_port} for the Files service (DEMO_FILES_PORT)" in result.stderr
     command = next(
-        line for line in result.stderr.splitlines() if "just demo   (" in line
+        line for line in result.stderr.splitlines() if "just demo --local   (" in line
     )
     moves = dict(
         word.split("=") for word in command.split(": ", 1)[1].split() if "=" in word
@@ -516,7 +517,9 @@ def test_the_gateway_procfile_is_the_procfile_plus_the_gateway() -> None:
     plain = (ROOT / "demo" / "Procfile").read_text(encoding="utf-8").splitlines()
     gateway = (ROOT / "demo" / "Procfile.gateway").read_text(encoding="utf-8")
     *rest, last = gateway.splitlines()
-    assert rest == plain
+    # The UI starts once the gateway answers (it is the UI's OpenAI server).
+    waits = 'uv run --frozen --no-sync python scripts/wait-for-http.py "http://$DEMO_GATEWAY_HOST:$DEMO_GATEWAY_PORT/health/liveliness" && '
+    assert rest == [line.replace("chainlit: ", "chainlit: " + waits) for line in plain]
     assert last.startswith("gateway: exec uv run --frozen --no-sync python ")
     assert last.endswith(" -m lgos_demo_gateway serve")
 
@@ -607,3 +610,51 @@ def test_compose_mode_says_when_the_stack_is_ready(demo: Demo) -> None:
     assert f"LGOS demo is ready: open {ui} (Ctrl-C stops it)." in result.stdout
     # Not before the stack reports healthy.
     assert "is ready" not in demo.run(FAKE_UP_SECONDS="3").stdout
+
+
+def test_wait_for_http_waits_for_a_late_server_and_gives_up_without_failing(
+    tmp_path: Path,
+) -> None:
+    import http.server
+    import threading
+
+    script = ROOT / "scripts" / "wait-for-http.py"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/health"
+    server: list[http.server.HTTPServer] = []
+
+    def serve_later() -> None:
+        time.sleep(1.5)
+        httpd = http.server.HTTPServer(
+            ("127.0.0.1", port), http.server.SimpleHTTPRequestHandler
+        )
+        server.append(httpd)
+        httpd.serve_forever()
+
+    threading.Thread(target=serve_later, daemon=True).start()
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, str(script), url, "20"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert 1.0 < time.monotonic() - started < 15
+    assert "did not answer" not in done.stderr
+    server[0].shutdown()
+
+    gone = subprocess.run(
+        [sys.executable, str(script), f"http://127.0.0.1:{free_port()}/", "1"],
+        capture_output=True,
+        text=True,
+    )
+    assert gone.returncode == 0
+    assert "did not answer within 1 s; starting anyway." in gone.stderr
+
+
+def test_the_suggested_command_keeps_the_options_given(demo: Demo) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run("--local", "--gateway", DEMO_GATEWAY_PORT=str(port))
+    assert result.returncode == 1
+    assert "just demo --local --gateway   (or set them in .env)." in result.stderr

@@ -99,7 +99,7 @@ def test_the_proxy_runs_offline_without_a_database(
 
 def test_settings_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
-        if name.startswith("DEMO_GATEWAY_"):
+        if name.startswith(("DEMO_GATEWAY_", "DEMO_API_")):
             monkeypatch.delenv(name)
     settings = GatewaySettings(_env_file=None)  # type: ignore[call-arg]
     assert (settings.host, settings.port) == ("127.0.0.1", 4000)
@@ -107,3 +107,18 @@ def test_settings_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.lgos_base_url == "http://127.0.0.1:8000/v1"
     assert settings.config_path == Path(".data/gateway/litellm.yaml")
     assert settings.gateway_url == "http://127.0.0.1:4000"
+
+
+def test_the_lgos_url_follows_the_demo_api_port(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `just demo` moved the API (DEMO_API_PORT): a sync run by hand in the same
+    # shell reads that LGOS, not whatever answers on 8000.
+    monkeypatch.delenv("DEMO_GATEWAY_LGOS_BASE_URL", raising=False)
+    monkeypatch.setenv("DEMO_API_PORT", "18400")
+    monkeypatch.setenv("DEMO_API_HOST", "0.0.0.0")
+    settings = GatewaySettings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.lgos_base_url == "http://127.0.0.1:18400/v1"
+    monkeypatch.setenv("DEMO_GATEWAY_LGOS_BASE_URL", "http://lgos.test/v1")
+    explicit = GatewaySettings(_env_file=None)  # type: ignore[call-arg]
+    assert explicit.lgos_base_url == "http://lgos.test/v1"

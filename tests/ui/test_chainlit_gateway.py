@@ -349,8 +349,9 @@ async def test_failing_model_info_falls_back_to_v1_models_with_the_notice() -> N
 
     assert [model.model_id for model in models] == ["chat", "writer"]
     expected = (
-        "the gateway's `/model/info` failed (HTTP 400: No connected db. "
-        "(code: 400)), and `/v1/models` carries no `lgos` extension"
+        # LiteLLM's code "400" only repeats the status: not shown.
+        "the gateway's `/model/info` failed (HTTP 400: No connected db.), "
+        "and `/v1/models` carries no `lgos` extension"
     )
     assert [model.limitation for model in models] == [expected, expected]
     assert session.capabilities.limitation == expected

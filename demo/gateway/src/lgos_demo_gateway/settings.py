@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["GatewaySettings"]
+
+
+def _demo_api_url(environ: Mapping[str, str]) -> str:
+    """Return the demo API's base URL from `just demo`'s own variables.
+
+    `DEMO_API_HOST` (a wildcard bind address means loopback) and
+    `DEMO_API_PORT`, defaults `127.0.0.1` and `8000`: a `sync` run by hand in
+    a shell where the demo's ports were moved reads the same LGOS as the demo.
+    """
+    host = environ.get("DEMO_API_HOST") or "127.0.0.1"
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1"
+    return f"http://{host}:{environ.get('DEMO_API_PORT') or '8000'}/v1"
 
 
 class GatewaySettings(BaseSettings):
@@ -20,7 +35,8 @@ class GatewaySettings(BaseSettings):
 
     Attributes:
         lgos_base_url: LGOS's OpenAI base URL (with `/v1`), which the sync reads
-            and the proxy forwards to.
+            and the proxy forwards to; by default the demo API's, from
+            `DEMO_API_HOST` and `DEMO_API_PORT` (`http://127.0.0.1:8000/v1`).
         lgos_api_key: The bearer key the proxy sends to LGOS (LGOS checks none;
             a proxy in front of it may).
         host: Interface the LiteLLM proxy binds (loopback by default).
@@ -52,7 +68,7 @@ class GatewaySettings(BaseSettings):
         extra="ignore",
     )
 
-    lgos_base_url: str = "http://127.0.0.1:8000/v1"
+    lgos_base_url: str = Field(default_factory=lambda: _demo_api_url(os.environ))
     lgos_api_key: SecretStr = SecretStr("lgos-demo")
     host: str = "127.0.0.1"
     port: int = Field(default=4000, ge=0, le=65535)

@@ -141,7 +141,8 @@ def format_api_error(exc: openai.OpenAIError) -> str:
         elif body is not None:
             message = body.get("message")
             for key in ("code", "param"):
-                if body.get(key):
+                # A gateway's code that only repeats the status says nothing.
+                if body.get(key) and str(body[key]) != str(exc.status_code):
                     details.append(f"{key}: {body[key]}")
         if not isinstance(message, str) or not message:
             message = exc.response.reason_phrase or exc.message
