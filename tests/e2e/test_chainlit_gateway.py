@@ -27,7 +27,13 @@ from playwright.sync_api import expect
 
 from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.discovery import NO_GATEWAY_EXTENSION, ModelCapabilities
-from lgos_chainlit.session import ChatSession, discover_models, load_session
+from lgos_chainlit.model_catalog import (
+    discover_models,
+    load_session,
+)
+from lgos_chainlit.session import (
+    ChatSession,
+)
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,

@@ -15,8 +15,13 @@ from openai import AsyncOpenAI
 
 from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.model_catalog import (
+    load_session,
+)
 from lgos_chainlit.rendering import render_response
-from lgos_chainlit.session import chat_profiles_for, load_session
+from lgos_chainlit.session import (
+    chat_profiles_for,
+)
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 
 pytestmark = pytest.mark.anyio

@@ -41,12 +41,14 @@ from lgos_chainlit.discovery import (
     gateway_models,
     with_fallback_reason,
 )
-from lgos_chainlit.session import (
-    ChatSession,
-    chat_profiles_for,
+from lgos_chainlit.model_catalog import (
     discover_models,
     first_model_id,
     load_session,
+)
+from lgos_chainlit.session import (
+    ChatSession,
+    chat_profiles_for,
 )
 from lgos_chainlit.settings import ChainlitSettings
 

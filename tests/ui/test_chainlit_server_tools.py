@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
-from lgos_chainlit.session import load_session
+from lgos_chainlit.model_catalog import (
+    load_session,
+)
 from lgos_chainlit.turn_listener import TurnListener
 
 pytestmark = pytest.mark.anyio

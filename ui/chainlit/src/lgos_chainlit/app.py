@@ -56,6 +56,11 @@ from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.literal_text import protect_markdown
 from lgos_chainlit.loop_hooks import finalize_async_generators_in_tasks
+from lgos_chainlit.model_catalog import (
+    discover_models,
+    first_model_id,
+    load_session,
+)
 from lgos_chainlit.page import serve_page_offline
 from lgos_chainlit.paths import APP_ROOT, app_root_is_configured
 from lgos_chainlit.persistence import LgosDataLayer, resolve_database_url
@@ -69,9 +74,6 @@ from lgos_chainlit.questions import (
 from lgos_chainlit.session import (
     ChatSession,
     chat_profiles_for,
-    discover_models,
-    first_model_id,
-    load_session,
 )
 from lgos_chainlit.settings import get_settings, make_client
 from lgos_chainlit.turn_result import TurnResult

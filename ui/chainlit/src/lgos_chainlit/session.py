@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
 from chainlit.config import (
     ChainlitConfigOverrides,
     FeaturesSettings,
@@ -21,16 +20,10 @@ from chainlit.config import (
 )
 from chainlit.input_widget import InputWidget, Select, Switch
 from chainlit.types import ChatProfile
-from openai import AsyncOpenAI
 
-from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.discovery import (
     ModelCapabilities,
-    ModelInfoError,
     describe_model,
-    find_model,
-    gateway_models,
-    with_fallback_reason,
 )
 from lgos_chainlit.file_display import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
 from lgos_chainlit.functions import LOCAL_FUNCTIONS, LocalFunction, offered_functions
@@ -56,10 +49,7 @@ __all__ = [
     "WEB_SEARCH_SETTING",
     "ChatSession",
     "chat_profiles_for",
-    "discover_models",
-    "first_model_id",
     "limited_notice",
-    "load_session",
     "profile_config",
     "profile_description",
 ]
@@ -82,12 +72,6 @@ UI_FUNCTIONS: Mapping[str, LocalFunction] = {
 """Every function this UI offers: the pure ones and ``display_file``."""
 
 _STATE_VERSION = 1
-
-LITELLM_DISCOVERY = "litellm"
-"""``DEMO_CHAINLIT_DISCOVERY`` value reading a LiteLLM gateway's ``/model/info``."""
-MODEL_INFO_PATH = "/model/info"
-"""LiteLLM's model list with ``model_info``, below the client's base URL
-(``…/v1/model/info``: LiteLLM serves it with and without ``/v1``)."""
 
 
 def limited_notice(capabilities: ModelCapabilities) -> str:
@@ -385,94 +369,3 @@ def _set_initial(widget: InputWidget, value: Any) -> None:
         widget.initial = widget.initial_value
     elif hasattr(widget, "initial"):
         widget.initial = value  # type: ignore[attr-defined]
-
-
-async def _gateway_models(client: AsyncOpenAI) -> list[ModelCapabilities]:
-    """Read the models and their extensions from LiteLLM's ``/model/info``.
-
-    Raises:
-        openai.OpenAIError: when the request fails.
-        ModelInfoError: when the body is not LiteLLM's.
-
-    """
-    payload = await client.get(MODEL_INFO_PATH, cast_to=object)
-    return gateway_models(payload)
-
-
-def _model_info_failure(exc: Exception) -> str:
-    if isinstance(exc, openai.OpenAIError):
-        return format_api_error(exc)
-    return str(exc)
-
-
-async def discover_models(
-    client: AsyncOpenAI, discovery: str = "lgos"
-) -> list[ModelCapabilities]:
-    """List the models the chat-profile picker offers.
-
-    With ``discovery="lgos"`` from ``GET /v1/models``; with ``"litellm"``
-    from the gateway's ``GET /model/info`` (descriptions and the full
-    extension), or, when that fails, from ``/v1/models`` with a limitation
-    naming the failure.
-
-    Raises:
-        openai.OpenAIError: when ``/v1/models`` fails.
-
-    """
-    failure = None
-    if discovery == LITELLM_DISCOVERY:
-        try:
-            return await _gateway_models(client)
-        except (openai.OpenAIError, ModelInfoError) as exc:
-            failure = _model_info_failure(exc)
-            logger.warning("Cannot read the gateway's /model/info: %s", failure)
-    models = [describe_model(model) async for model in client.models.list()]
-    if failure is None:
-        return models
-    return [with_fallback_reason(model, failure) for model in models]
-
-
-async def first_model_id(client: AsyncOpenAI, discovery: str = "lgos") -> str | None:
-    """Return the first listed model, for chats started without a profile."""
-    if discovery == LITELLM_DISCOVERY:
-        models = await discover_models(client, discovery)
-        return models[0].model_id if models else None
-    async for model in client.models.list():
-        return model.id
-    return None
-
-
-async def load_session(
-    client: AsyncOpenAI,
-    model_id: str,
-    *,
-    discovery: str = "lgos",
-    conversation_id: str | None = None,
-) -> ChatSession:
-    """Read ``model_id``'s full extension and start a chat with it.
-
-    With ``discovery="lgos"`` from ``GET /v1/models/{id}``; with
-    ``"litellm"`` from the gateway's ``/model/info``. When that fails, or
-    does not list the model, the model is retrieved from the gateway's
-    ``/v1/models/{id}`` (an unknown model raises ``NotFoundError`` there) and
-    used as LiteLLM describes it, limited unless it carries the extension.
-
-    Raises:
-        openai.OpenAIError: when the model cannot be retrieved.
-
-    """
-    failure = None
-    if discovery == LITELLM_DISCOVERY:
-        try:
-            found = find_model(await _gateway_models(client), model_id)
-        except (openai.OpenAIError, ModelInfoError) as exc:
-            failure = _model_info_failure(exc)
-            logger.warning("Cannot read the gateway's /model/info: %s", failure)
-        else:
-            if found is not None:
-                return ChatSession.from_model(found, conversation_id=conversation_id)
-            failure = "it does not list this model"
-    capabilities = describe_model(await client.models.retrieve(model_id))
-    if failure is not None:
-        capabilities = with_fallback_reason(capabilities, failure)
-    return ChatSession.from_model(capabilities, conversation_id=conversation_id)
