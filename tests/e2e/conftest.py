@@ -664,3 +664,38 @@ def answer_entries(seen: list[dict[str, Any]], profile: str) -> list[dict[str, A
         if entry["type"] == "assistant_message"
         and not entry["text"].startswith(f"{profile} —")
     ]
+
+
+def choose_expert_audience(page: Any) -> None:
+    """In the chat settings of ``chat`` (from ``lgos.client_settings``), change
+    the audience from its default ``general`` to ``expert`` and confirm."""
+    from playwright.sync_api import expect
+
+    page.locator("#chat-settings-open-modal").click()
+    dialog = page.locator("#chat-settings")
+    expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
+    expect(dialog).to_contain_text("Use conversation history")
+    audience = dialog.locator("#audience")
+    expect(audience).to_have_text("general")
+    audience.click()
+    page.get_by_role("option", name="expert", exact=True).click()
+    expect(audience).to_have_text("expert")
+    dialog.locator("#confirm").click()
+    expect(dialog).to_be_hidden()
+
+
+def stop_background_run(page: Any) -> None:
+    """Press Stop on a queued background run; check the one-line notice and
+    the run step marked cancelled."""
+    from playwright.sync_api import expect
+
+    page.locator("#stop-button").click()
+    stopped = page.locator(ANSWERS, has_text="Stopped")
+    expect(stopped).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    expect(stopped).to_have_text(
+        "Stopped — the background run was cancelled and this turn is not kept; "
+        "the next message continues from the last complete answer."
+    )
+    expect(
+        page.locator('.step[data-step-type="run"]', has_text="Background run cancelled")
+    ).to_have_count(1)

@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     ANSWERS,
     UI_TIMEOUT_MS,
     Service,
+    choose_expert_audience,
     open_chat,
     send,
 )
@@ -33,17 +34,7 @@ def test_chat_streams_an_answer_that_follows_the_settings(
     open_chat(page, chainlit_ui, "chat")
 
     # The settings come from the retrieved model's client_settings.
-    page.locator("#chat-settings-open-modal").click()
-    dialog = page.locator("#chat-settings")
-    expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
-    expect(dialog).to_contain_text("Use conversation history")
-    audience = dialog.locator("#audience")
-    expect(audience).to_have_text("general")
-    audience.click()
-    page.get_by_role("option", name="expert", exact=True).click()
-    expect(audience).to_have_text("expert")
-    dialog.locator("#confirm").click()
-    expect(dialog).to_be_hidden()
+    choose_expert_audience(page)
 
     send(page, "What is a river delta?")
 
@@ -72,6 +63,7 @@ def test_chat_streams_an_answer_that_follows_the_settings(
     # Second turn with history on: the UI resends the whole ledger
     # (user, assistant answer, user) and the settings again.
     page.locator("#chat-settings-open-modal").click()
+    dialog = page.locator("#chat-settings")
     expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
     expect(dialog.locator("#audience")).to_have_text("expert")
     dialog.locator("#use_history").click()

@@ -23,6 +23,7 @@ from tests.e2e.conftest import (
     Service,
     open_chat,
     send,
+    stop_background_run,
 )
 from tests.e2e.test_chainlit_interrupts import (
     QUESTIONS,
@@ -162,16 +163,7 @@ def test_stop_cancels_a_background_run(
     # Stop as soon as the Response is queued (the first poll is a second later).
     expect(page.locator(BACKGROUND_STEPS)).to_have_count(1, timeout=UI_TIMEOUT_MS)
     before = page.locator(ANSWERS).count()
-    page.locator("#stop-button").click()
-    stopped = page.locator(ANSWERS, has_text="Stopped")
-    expect(stopped).to_have_count(1, timeout=UI_TIMEOUT_MS)
-    expect(stopped).to_have_text(
-        "Stopped — the background run was cancelled and this turn is not kept; "
-        "the next message continues from the last complete answer."
-    )
-    expect(
-        page.locator('.step[data-step-type="run"]', has_text="Background run cancelled")
-    ).to_have_count(1)
+    stop_background_run(page)
     # A fixed window on purpose: nothing marks a message not being posted.
     page.wait_for_timeout(1000)
     expect(page.locator(ANSWERS)).to_have_count(before + 1)

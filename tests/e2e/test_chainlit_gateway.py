@@ -41,12 +41,14 @@ from tests.e2e.conftest import (
     UI_TIMEOUT_MS,
     Service,
     browser_page,
+    choose_expert_audience,
     choose_profile,
     lgos_models,
     model_info,
     open_chat,
     send,
     sign_in,
+    stop_background_run,
 )
 from tests.e2e.test_chainlit_files import BACKGROUND_STEPS, CHART, CSV
 from tests.e2e.test_chainlit_interrupts import (
@@ -156,17 +158,7 @@ def test_chat_settings_from_model_info_reach_the_graph(
     open_chat(page, chainlit_gateway_ui, "chat")
 
     # lgos.client_settings, read from the gateway's /model/info.
-    page.locator("#chat-settings-open-modal").click()
-    dialog = page.locator("#chat-settings")
-    expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
-    expect(dialog).to_contain_text("Use conversation history")
-    audience = dialog.locator("#audience")
-    expect(audience).to_have_text("general")
-    audience.click()
-    page.get_by_role("option", name="expert", exact=True).click()
-    expect(audience).to_have_text("expert")
-    dialog.locator("#confirm").click()
-    expect(dialog).to_be_hidden()
+    choose_expert_audience(page)
 
     # metadata.lgos_settings went through the gateway to LGOS.
     send(page, "What is a river delta?")
@@ -261,16 +253,7 @@ def test_stop_cancels_a_background_run_through_the_gateway(
     set_switch(page, "lgos_background", True)
     send(page, "Compare LangGraph interrupts and OpenAI Agents SDK approvals")
     expect(page.locator(BACKGROUND_STEPS)).to_have_count(1, timeout=UI_TIMEOUT_MS)
-    page.locator("#stop-button").click()
-    stopped = page.locator(ANSWERS, has_text="Stopped")
-    expect(stopped).to_have_count(1, timeout=UI_TIMEOUT_MS)
-    expect(stopped).to_have_text(
-        "Stopped — the background run was cancelled and this turn is not kept; "
-        "the next message continues from the last complete answer."
-    )
-    expect(
-        page.locator('.step[data-step-type="run"]', has_text="Background run cancelled")
-    ).to_have_count(1)
+    stop_background_run(page)
     wait_until(
         lambda: len(cancels.findall(lgos_api.output())) > seen,
         timeout=UI_TIMEOUT_MS / 1000,

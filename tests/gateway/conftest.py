@@ -83,7 +83,7 @@ def litellm_executable() -> str:
             f"(scripts/ensure-litellm.sh exited {result.returncode}): "
             f"{result.stderr.strip()[-2000:]}"
         )
-        if os.environ.get("CI", "").lower() == "true":
+        if os.environ.get("CI"):  # CI must run them: a skip there is a failure
             pytest.fail(reason)
         pytest.skip(reason)
     return lines[-1]
