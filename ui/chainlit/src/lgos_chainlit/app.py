@@ -8,8 +8,9 @@ settings (plus a switch per server tool the model offers: "Web search" and
 each custom tool by name) as Chainlit chat settings, and streams answers
 from the Responses API while the client keeps the input ledger. Commentary
 shows as steps, citations as linked markers and a Sources list, and the UI
-runs the functions a graph calls (those listed in its ``lgos.client_tools``)
-as tool steps (:mod:`lgos_chainlit.view`).
+runs the functions a graph calls (those listed in its ``lgos.client_tools``,
+and an MCP server's tools for a model with the ``mcp_tools`` feature, see
+:mod:`lgos_chainlit.mcp_chat`) as tool steps (:mod:`lgos_chainlit.view`).
 
 A graph that pauses (``lgos_interrupt`` calls) gets its questions asked one
 at a time, with the choices as buttons and typed answers where allowed; the
@@ -56,6 +57,7 @@ from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.literal_text import protect_markdown
 from lgos_chainlit.loop_hooks import finalize_async_generators_in_tasks
+from lgos_chainlit.mcp_chat import attach_mcp_tools, retry_mcp_tools
 from lgos_chainlit.model_catalog import (
     discover_models,
     first_model_id,
@@ -185,6 +187,7 @@ async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | Non
         await cl.Message(content=protect_markdown(session.welcome)).send()
     if session.notice:
         await cl.Message(content=protect_markdown(session.notice)).send()
+    await attach_mcp_tools(session)
     widgets = session.widgets
     if widgets:
         await cl.ChatSettings(widgets).send()
@@ -287,7 +290,8 @@ async def _stream(
     whether a question still waits; the conversation forgets it, and the
     saved state says so too.
     """
-    view = ChainlitTurnView(files=files_client())
+    await retry_mcp_tools(session)
+    view = ChainlitTurnView(files=files_client(), functions=session.functions)
     resuming = session.conversation.pending is not None
     try:
         result = await run(view)

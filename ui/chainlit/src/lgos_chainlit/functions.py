@@ -16,11 +16,12 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 __all__ = [
     "LOCAL_FUNCTIONS",
+    "ClientFunction",
     "FunctionCall",
     "LocalFunction",
     "execute_call",
@@ -73,6 +74,33 @@ class FunctionCall:
         return value
 
 
+@runtime_checkable
+class ClientFunction(Protocol):
+    """A function the UI offers a model and runs when the graph calls it.
+
+    :class:`LocalFunction` runs in the UI process;
+    :class:`~lgos_chainlit.mcp_tools.McpTool` runs on an MCP server. The
+    ledger and the turn treat both alike (``TurnContext.runner``).
+    """
+
+    @property
+    def name(self) -> str:
+        """The function name the model calls (OpenAI's ``^[a-zA-Z0-9_-]{1,64}$``)."""
+        ...
+
+    def tool(self) -> dict[str, Any]:
+        """Return the flat Responses function tool declaring this function."""
+        ...
+
+    async def execute(self, call: FunctionCall) -> tuple[str, bool]:
+        """Run ``call``; return ``(output, ok)`` and never raise for a bad call.
+
+        ``output`` is the ``function_call_output`` string: the result, or
+        ``{"error": "..."}`` with ``ok`` False.
+        """
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class LocalFunction:
     """A function the UI offers and runs.
@@ -101,6 +129,10 @@ class LocalFunction:
             "parameters": dict(self.parameters),
             "strict": self.strict,
         }
+
+    async def execute(self, call: FunctionCall) -> tuple[str, bool]:
+        """Run ``call`` here, in the UI process (see :func:`execute_call`)."""
+        return execute_call(call, {self.name: self})
 
 
 def _now() -> datetime:

@@ -30,7 +30,7 @@ from openai import AsyncOpenAI
 
 from lgos_chainlit.attachments import Attachment, user_content
 from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL
-from lgos_chainlit.functions import FunctionCall, LocalFunction
+from lgos_chainlit.functions import ClientFunction, FunctionCall
 from lgos_chainlit.interrupts import PendingPause, carried_items
 from lgos_chainlit.turn import MAX_FUNCTION_ROUNDS, TurnContext
 from lgos_chainlit.turn_listener import TextSink, TurnListener
@@ -86,7 +86,7 @@ class Conversation:
         metadata: Mapping[str, str] | None = None,
         on_text: TextSink | None = None,
         listener: TurnListener | None = None,
-        functions: Sequence[LocalFunction] = (),
+        functions: Sequence[ClientFunction] = (),
         server_tools: Sequence[Mapping[str, Any]] = (),
         max_function_rounds: int = MAX_FUNCTION_ROUNDS,
         attachments: Sequence[Attachment] = (),
@@ -102,7 +102,8 @@ class Conversation:
             on_text: Receives answer text deltas.
             listener: Receives the turn's progress (see
                 :class:`~lgos_chainlit.turn_listener.TurnListener`).
-            functions: The functions offered (as ``tools``) and run locally.
+            functions: The functions offered (as ``tools``) and run by the UI:
+                its own and MCP tools alike.
             server_tools: Server tool selectors sent in ``tools`` too, such as
                 ``{"type": "web_search"}``.
             max_function_rounds: The most rounds of function calls to run.
@@ -146,7 +147,7 @@ class Conversation:
         *,
         on_text: TextSink | None = None,
         listener: TurnListener | None = None,
-        functions: Sequence[LocalFunction] = (),
+        functions: Sequence[ClientFunction] = (),
         max_function_rounds: int = MAX_FUNCTION_ROUNDS,
         background: bool = False,
         poll_interval: float = DEFAULT_POLL_INTERVAL,

@@ -26,8 +26,16 @@ from lgos_chainlit.discovery import (
     describe_model,
 )
 from lgos_chainlit.file_display import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
-from lgos_chainlit.functions import LOCAL_FUNCTIONS, LocalFunction, offered_functions
+from lgos_chainlit.functions import (
+    LOCAL_FUNCTIONS,
+    ClientFunction,
+    LocalFunction,
+    offered_functions,
+)
+from lgos_chainlit.interrupts import INTERRUPT_FUNCTION
 from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.mcp_tools import MCP_TOOLS_FEATURE
+from lgos_chainlit.mcp_toolset import McpToolset
 from lgos_chainlit.runtime_settings import (
     SettingField,
     build_setting_fields,
@@ -155,6 +163,9 @@ class ChatSession:
     shown_question: dict[str, str] | None = None
     """``{"call_id", "message_id"}`` of the question message on screen, so a
     resumed chat can put the buttons back on it instead of asking again."""
+    mcp: McpToolset = field(default_factory=McpToolset)
+    """The MCP server's tools, offered when :attr:`offers_mcp_tools` (found
+    again whenever the chat opens; never saved with the thread)."""
 
     @classmethod
     def from_model(
@@ -203,6 +214,18 @@ class ChatSession:
     def offers_background(self) -> bool:
         """Whether ``lgos.features`` lists ``background``."""
         return BACKGROUND_FEATURE in self.capabilities.features
+
+    @property
+    def offers_mcp_tools(self) -> bool:
+        """Whether ``lgos.features`` lists ``mcp_tools`` (MCP tools attach)."""
+        return MCP_TOOLS_FEATURE in self.capabilities.features
+
+    @property
+    def reserved_function_names(self) -> frozenset[str]:
+        """Names no MCP tool takes: UI functions, server tools, lgos_interrupt."""
+        return frozenset(
+            {*UI_FUNCTIONS, *self.capabilities.server_tools, INTERRUPT_FUNCTION}
+        )
 
     @property
     def runs_in_background(self) -> bool:
@@ -267,12 +290,15 @@ class ChatSession:
         return f"**{self.model_id}** — {description}"
 
     @property
-    def functions(self) -> tuple[LocalFunction, ...]:
-        """The UI's own functions to offer: those the model's ``client_tools`` list.
+    def functions(self) -> tuple[ClientFunction, ...]:
+        """The functions to offer: the UI's own, then the MCP server's tools.
 
-        A model without a usable extension, or listing none, is offered none.
+        The UI's own are those the model's ``client_tools`` list; the MCP
+        tools (:attr:`mcp`) go only to a model with the ``mcp_tools``
+        feature. A model without a usable extension is offered none.
         """
-        return offered_functions(self.capabilities.client_tools, UI_FUNCTIONS)
+        own = offered_functions(self.capabilities.client_tools, UI_FUNCTIONS)
+        return (*own, *self.mcp.tools) if self.offers_mcp_tools else own
 
     @property
     def notice(self) -> str | None:

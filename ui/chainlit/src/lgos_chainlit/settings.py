@@ -95,6 +95,30 @@ class ChainlitSettings(BaseSettings):
         gt=0,
         description="Seconds between polls of a background Response.",
     )
+    mcp_url: str | None = Field(
+        default=None,
+        description=(
+            "Streamable HTTP endpoint of the MCP server (or MCP gateway) whose "
+            "tools the UI offers to models with the `mcp_tools` feature, e.g. "
+            "http://127.0.0.1:8005/mcp, or a LiteLLM gateway's "
+            "http://127.0.0.1:4000/mcp; unset or empty: no MCP tools."
+        ),
+    )
+    mcp_api_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Key sent to the MCP server as `Authorization: Bearer <key>` and "
+            "`x-litellm-api-key: Bearer <key>` (a LiteLLM key); unset: none."
+        ),
+    )
+    mcp_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        description=(
+            "Seconds one MCP operation (connect, list the tools, or call one) "
+            "may take before it counts as failed."
+        ),
+    )
     demo_user: str = Field(
         default="demo", min_length=1, description="The demo login's user name."
     )

@@ -12,6 +12,7 @@ Nothing here depends on Chainlit.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL, poll_background
-from lgos_chainlit.functions import FunctionCall, LocalFunction, execute_call
+from lgos_chainlit.functions import ClientFunction, FunctionCall
 from lgos_chainlit.responses_request import build_request
 from lgos_chainlit.turn_listener import (
     AnswerSink,
@@ -46,7 +47,9 @@ class TurnContext:
         listener: Hears the turn's progress (see
             :class:`~lgos_chainlit.turn_listener.TurnListener`).
         on_text: Also receives the answer text deltas (``None``: nobody).
-        functions: The functions the UI runs when the graph calls them.
+        functions: The functions the UI runs when the graph calls them (its
+            own and MCP tools alike, see
+            :class:`~lgos_chainlit.functions.ClientFunction`).
         max_function_rounds: The most rounds of function calls to run.
         background: Send every request with ``background=True`` and poll it
             instead of streaming.
@@ -58,7 +61,7 @@ class TurnContext:
     model: str
     listener: TurnListener = field(default_factory=TurnListener)
     on_text: TextSink | None = None
-    functions: Sequence[LocalFunction] = ()
+    functions: Sequence[ClientFunction] = ()
     max_function_rounds: int = MAX_FUNCTION_ROUNDS
     background: bool = False
     poll_interval: float = DEFAULT_POLL_INTERVAL
@@ -107,13 +110,28 @@ class TurnContext:
         )
 
     def runner(self, call: FunctionCall) -> FunctionRunner:
-        """Return what runs ``call`` with the turn's functions, when awaited."""
-        functions = {function.name: function for function in self.functions}
+        """Return what runs ``call`` with the turn's functions, when awaited.
+
+        Awaiting it returns ``(output, ok)`` and never raises for a bad call:
+        a name the turn did not offer gives ``{"error": "unknown function
+        '...'"}`` (ok False); the rest is the function's own ``execute``.
+        """
+        function = next((f for f in self.functions if f.name == call.name), None)
 
         async def run() -> tuple[str, bool]:
-            return execute_call(call, functions)
+            if function is None:
+                return _unknown(call.name), False
+            return await function.execute(call)
 
         return run
+
+
+def _unknown(name: str) -> str:
+    return json.dumps(
+        {"error": f"unknown function {name!r}"},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 async def run_turn(

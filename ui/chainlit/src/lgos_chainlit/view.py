@@ -38,8 +38,9 @@ from lgos_chainlit.file_display import (
     fetch_display_file,
 )
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY, file_element
-from lgos_chainlit.functions import FunctionCall
+from lgos_chainlit.functions import ClientFunction, FunctionCall
 from lgos_chainlit.literal_text import StreamedMarkdown, protect_markdown
+from lgos_chainlit.mcp_tools import function_step_labels
 from lgos_chainlit.rendering import (
     commentary_title,
     failure_note,
@@ -100,7 +101,11 @@ def _search_icon(item: dict[str, Any], *, done: bool) -> str:
 class ChainlitTurnView(TurnListener):
     """Render a turn's progress into the current Chainlit chat."""
 
-    def __init__(self, files: AsyncOpenAI | None = None) -> None:
+    def __init__(
+        self,
+        files: AsyncOpenAI | None = None,
+        functions: Sequence[ClientFunction] = (),
+    ) -> None:
         self.reply: cl.Message | None = None
         self.streamed = StreamedMarkdown()
         self.commentary: dict[str, cl.Step] = {}
@@ -109,6 +114,7 @@ class ChainlitTurnView(TurnListener):
         self.files = files
         self.background: dict[str, cl.Step] = {}
         self.polling: tuple[str, float] | None = None
+        self.functions = {function.name: function for function in functions}
 
     def _parent_id(self) -> str | None:
         current = cl.context.current_step
@@ -330,21 +336,26 @@ class ChainlitTurnView(TurnListener):
     async def run_function(
         self, call: FunctionCall, run: FunctionRunner
     ) -> tuple[str, bool]:
-        """Run a call inside a tool step showing its arguments and result."""
+        """Run a call inside a tool step showing its arguments and result.
+
+        An MCP tool's step names the server ("Ran convert_units on MCP
+        127.0.0.1:8005") and starts with a line saying where it ran.
+        """
         if call.name == DISPLAY_FILE:
             return await self._display_file(call)
+        title, source = function_step_labels(call.name, self.functions)
         async with cl.Step(
-            name=f"Running {call.name}",
+            name=f"Running {title}",
             type=FUNCTION_STEP_TYPE,
             show_input=False,
             default_open=True,
             icon=FUNCTION_ICON,
         ) as step:
-            step.output = render_function_step(call.arguments, None)
+            step.output = source + render_function_step(call.arguments, None)
             await step.update()
             output, ok = await run()
-            step.output = render_function_step(call.arguments, output)
-            step.name = f"Ran {call.name}" if ok else f"{call.name} failed"
+            step.output = source + render_function_step(call.arguments, output)
+            step.name = f"Ran {title}" if ok else f"{title} failed"
             step.is_error = not ok
         return output, ok
 
