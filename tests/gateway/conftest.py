@@ -5,9 +5,11 @@ environment with ``scripts/ensure-litellm.sh``; without it the tests skip,
 except under ``CI=true``, where they fail. ``gateway`` runs
 ``python -m lgos_demo_gateway serve`` (the sync, then the proxy as its child)
 on a free loopback port in front of the session's demo API
-(``tests/demo_services.py``: the offline model, no key), once per session.
-The proxy's environment keeps it offline (``LITELLM_LOCAL_MODEL_COST_MAP``,
-no telemetry, no database).
+(``tests/demo_services.py``: the offline model, no key), once per session,
+with ``DEMO_GATEWAY_MCP_URL`` set to ``mcp_stub`` (``tests/gateway/mcp_stub.py``,
+a FastMCP server), as ``just demo --gateway --mcp`` runs it: the gateway's
+``/mcp`` serves that server's tools. The proxy's environment keeps it offline
+(``LITELLM_LOCAL_MODEL_COST_MAP``, no telemetry, no database).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import httpx
 import pytest
 
 from tests.demo_services import clean_env
-from tests.procs import ROOT, free_port, wait_http
+from tests.procs import ROOT, free_port, running, wait_http
 
 MASTER_KEY = "gateway-test-key"
 STARTUP_TIMEOUT = 240.0
@@ -35,6 +37,8 @@ class Gateway:
 
     url: str
     """The proxy's base URL, without ``/v1``."""
+    mcp_server_url: str
+    """The MCP server the gateway serves at ``/mcp`` (``mcp_stub``)."""
     env: dict[str, str]
     """The ``DEMO_GATEWAY_*`` environment ``serve`` runs with (for ``sync``)."""
     config: Path
@@ -44,6 +48,11 @@ class Gateway:
     @property
     def openai_base_url(self) -> str:
         return f"{self.url}/v1"
+
+    @property
+    def mcp_url(self) -> str:
+        """LiteLLM's MCP gateway: every configured server's tools."""
+        return f"{self.url}/mcp"
 
     def model_info(self) -> dict[str, dict]:
         """``GET /model/info`` as ``{model_name: model_info}``."""
@@ -89,8 +98,21 @@ def litellm_executable() -> str:
     return lines[-1]
 
 
+@pytest.fixture(scope="session")
+def mcp_stub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``tests/gateway/mcp_stub.py`` on a free port: its ``/mcp`` URL."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("mcp-stub") / "mcp-stub.log"
+    with running(
+        [sys.executable, "-m", "tests.gateway.mcp_stub", "--port", str(port)],
+        ready_url=f"http://127.0.0.1:{port}/health",
+        log=log,
+    ):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
 def gateway_env(
-    tmp: Path, litellm: str, lgos_base_url: str, port: int
+    tmp: Path, litellm: str, lgos_base_url: str, port: int, mcp_url: str = ""
 ) -> dict[str, str]:
     env = clean_env()  # no DEMO_*, OPENAI_*, LGOS_* from the developer
     for name in ("DATABASE_URL", "LITELLM_MASTER_KEY", "STORE_MODEL_IN_DB"):
@@ -106,6 +128,7 @@ def gateway_env(
             "DEMO_GATEWAY_LITELLM": litellm,
             "DEMO_GATEWAY_STARTUP_TIMEOUT": str(STARTUP_TIMEOUT),
             "DEMO_GATEWAY_WATCH_INTERVAL": "0.25",
+            "DEMO_GATEWAY_MCP_URL": mcp_url,
         }
     )
     return env
@@ -115,12 +138,16 @@ def gateway_env(
 def gateway(
     litellm_executable: str,
     demo_api_url: str,
+    mcp_stub: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Gateway]:
-    """``python -m lgos_demo_gateway serve`` in front of the session's demo API."""
+    """``python -m lgos_demo_gateway serve`` in front of the session's demo API.
+
+    With ``mcp_stub`` as its MCP server (``DEMO_GATEWAY_MCP_URL``).
+    """
     tmp = tmp_path_factory.mktemp("gateway")
     port = free_port()
-    env = gateway_env(tmp, litellm_executable, demo_api_url, port)
+    env = gateway_env(tmp, litellm_executable, demo_api_url, port, mcp_stub)
     log = tmp / "gateway.log"
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as sink:
@@ -134,7 +161,7 @@ def gateway(
         )
     try:
         wait_http(f"{url}/health/liveliness", process, log, timeout=STARTUP_TIMEOUT)
-        yield Gateway(url, env, tmp / "litellm.yaml", log, process)
+        yield Gateway(url, mcp_stub, env, tmp / "litellm.yaml", log, process)
     finally:
         process.terminate()  # the supervisor stops its proxy
         try:

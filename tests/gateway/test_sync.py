@@ -122,3 +122,39 @@ def test_the_lgos_url_follows_the_demo_api_port(
     monkeypatch.setenv("DEMO_GATEWAY_LGOS_BASE_URL", "http://lgos.test/v1")
     explicit = GatewaySettings(_env_file=None)  # type: ignore[call-arg]
     assert explicit.lgos_base_url == "http://lgos.test/v1"
+
+
+def test_an_mcp_url_adds_one_mcp_server() -> None:
+    plain = build_config([CHAT], lgos_base_url="http://lgos:8000/v1")
+    assert "mcp_servers" not in plain
+    config = build_config(
+        [CHAT], lgos_base_url="http://lgos:8000/v1", mcp_url="http://mcp:8005/mcp"
+    )
+    # LiteLLM's streamable HTTP transport is "http"; its /mcp prefixes each
+    # tool with the server's name and "-", so the name has no "-".
+    assert config["mcp_servers"] == {
+        "lgos_demo": {
+            "url": "http://mcp:8005/mcp",
+            "transport": "http",
+            "description": "The LGOS demo MCP server's tools",
+        }
+    }
+    assert {k: v for k, v in config.items() if k != "mcp_servers"} == plain
+    with pytest.raises(ValueError, match="letters, digits and _"):
+        build_config(
+            [CHAT],
+            lgos_base_url="x",
+            mcp_url="http://m/mcp",
+            mcp_server_name="lgos-demo",
+        )
+
+
+def test_the_mcp_settings_default_to_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DEMO_GATEWAY_MCP_URL", raising=False)
+    settings = GatewaySettings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.mcp_url == ""
+    assert settings.mcp_server_name == "lgos_demo"
+    monkeypatch.setenv("DEMO_GATEWAY_MCP_URL", "http://127.0.0.1:8005/mcp")
+    assert GatewaySettings(_env_file=None).mcp_url == "http://127.0.0.1:8005/mcp"  # type: ignore[call-arg]
+    with pytest.raises(ValueError):
+        GatewaySettings(_env_file=None, mcp_server_name="lgos-demo")  # type: ignore[call-arg]

@@ -8,7 +8,10 @@ native `GET /model/info` serves it per `model_name`. The pinned proxy
 (`scripts/ensure-litellm.sh`) runs without a database, where its management
 API (`/model/new`, `/model/update`) is refused; a changed configuration is
 therefore applied by restarting the proxy, which `python -m lgos_demo_gateway
-serve` supervises. See docs/demo/stack.md ("The gateway").
+serve` supervises. With `DEMO_GATEWAY_MCP_URL` (`just demo --gateway --mcp`)
+the configuration also names the demo MCP server in `mcp_servers`, so
+LiteLLM's MCP gateway at `/mcp` serves its tools. See docs/demo/stack.md
+("The gateway") and docs/how-to/proxies.md.
 """
 
 from lgos_demo_gateway.settings import GatewaySettings

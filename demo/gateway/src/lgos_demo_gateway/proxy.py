@@ -89,6 +89,8 @@ def sync_once(settings: GatewaySettings, *, wait_seconds: float = 0.0) -> bool:
         models,
         lgos_base_url=settings.lgos_base_url,
         request_timeout=settings.request_timeout,
+        mcp_url=settings.mcp_url,
+        mcp_server_name=settings.mcp_server_name,
     )
     changed = write_config(config, settings.config_path)
     log.info(
@@ -100,6 +102,13 @@ def sync_once(settings: GatewaySettings, *, wait_seconds: float = 0.0) -> bool:
         time.monotonic() - started,
         ", ".join(model.id for model in models),
     )
+    if settings.mcp_url:
+        log.info(
+            "MCP server %s (%s) served at the gateway's /mcp, tools named %s-<tool>",
+            settings.mcp_server_name,
+            settings.mcp_url,
+            settings.mcp_server_name,
+        )
     return changed
 
 

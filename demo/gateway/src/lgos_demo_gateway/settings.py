@@ -9,6 +9,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from lgos_demo_gateway.sync import MCP_SERVER_NAME, MCP_SERVER_NAME_PATTERN
+
 __all__ = ["GatewaySettings"]
 
 
@@ -57,6 +59,12 @@ class GatewaySettings(BaseSettings):
             file (a `sync` elsewhere rewrites it) and of its child.
         sync_interval: Seconds between `serve`'s own syncs with LGOS; 0 (the
             default) syncs only on start, on SIGHUP and on `sync`.
+        mcp_url: An MCP server's streamable HTTP endpoint (e.g. the demo
+            MCP server's `http://127.0.0.1:8005/mcp`) that the gateway serves
+            at its own `/mcp`; empty (the default) for none. `just demo
+            --gateway --mcp` sets it.
+        mcp_server_name: That server's name in the generated `mcp_servers`;
+            the gateway's `/mcp` lists its tools as `<name>-<tool>`.
 
     """
 
@@ -80,6 +88,10 @@ class GatewaySettings(BaseSettings):
     startup_timeout: float = Field(default=120.0, gt=0)
     watch_interval: float = Field(default=1.0, gt=0)
     sync_interval: float = Field(default=0.0, ge=0)
+    mcp_url: str = ""
+    mcp_server_name: str = Field(
+        default=MCP_SERVER_NAME, pattern=MCP_SERVER_NAME_PATTERN
+    )
 
     @property
     def gateway_url(self) -> str:
