@@ -24,6 +24,7 @@ DEMO_MODELS = [
     "writer",
     "citations",
     "functions",
+    "mcp",
     "server-tools",
     "files",
     "approval",

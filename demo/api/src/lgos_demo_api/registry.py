@@ -16,6 +16,7 @@ from lgos_demo_api.graphs.citations import citations_graph_config
 from lgos_demo_api.graphs.deep_research import deep_research_graph_config
 from lgos_demo_api.graphs.file_analysis import files_graph_config
 from lgos_demo_api.graphs.functions import functions_graph_config
+from lgos_demo_api.graphs.mcp_tools import mcp_graph_config
 from lgos_demo_api.graphs.server_tools import server_tools_graph_config
 from lgos_demo_api.graphs.writer import writer_graph_config
 from lgos_demo_api.settings import DemoApiSettings, get_settings
@@ -40,6 +41,7 @@ GRAPH_BUILDERS: tuple[tuple[str, GraphBuilder], ...] = (
     ("writer", writer_graph_config),
     ("citations", citations_graph_config),
     ("functions", functions_graph_config),
+    ("mcp", mcp_graph_config),
     ("server-tools", server_tools_graph_config),
     ("files", files_graph_config),
 )

@@ -108,21 +108,29 @@ FunctionsGraph = CompiledStateGraph[
 """The compiled `functions` graph type."""
 
 
-def build_functions_graph(model: BaseChatModel) -> FunctionsGraph:
-    """Compile the `functions` graph around a chat model.
+def build_functions_graph(
+    model: BaseChatModel,
+    *,
+    system_prompt: str = SYSTEM_PROMPT,
+    name: str = "functions",
+) -> FunctionsGraph:
+    """Compile the `functions` graph (or another client-tools graph) around a model.
 
     `START -> agent -> END` over `MessagesState`, with
-    `context_schema=FunctionsContext`. `agent` sends `SYSTEM_PROMPT` and the
-    conversation (function calls and results included) to the model, with
-    the client's functions bound (`bind_tools(tools, tool_choice=...,
+    `context_schema=FunctionsContext`. `agent` sends the system prompt and
+    the conversation (function calls and results included) to the model,
+    with the client's functions bound (`bind_tools(tools, tool_choice=...,
     parallel_tool_calls=...)`) when there are any, and appends the answer
     after enforcing `tool_choice="none"` and `parallel_tool_calls=false`.
+    The `mcp` graph is this graph with its own prompt and name.
 
     Args:
         model: Any LangChain chat model (`ChatOpenAI`, `OfflineChatModel`, ...).
+        system_prompt: The system message; `SYSTEM_PROMPT` by default.
+        name: The compiled graph's name.
 
     Returns:
-        The compiled graph, named `functions`, without a checkpointer.
+        The compiled graph, named `name`, without a checkpointer.
 
     """
 
@@ -130,7 +138,7 @@ def build_functions_graph(model: BaseChatModel) -> FunctionsGraph:
         state: MessagesState, runtime: Runtime[FunctionsContext]
     ) -> dict[str, Any]:
         context = runtime.context or FunctionsContext()
-        messages = [SystemMessage(SYSTEM_PROMPT), *state["messages"]]
+        messages = [SystemMessage(system_prompt), *state["messages"]]
         answer = await ask_with_functions(
             model,
             messages,
@@ -144,7 +152,7 @@ def build_functions_graph(model: BaseChatModel) -> FunctionsGraph:
     builder.add_node("agent", agent)
     builder.add_edge(START, "agent")
     builder.add_edge("agent", END)
-    return builder.compile(name="functions")
+    return builder.compile(name=name)
 
 
 def functions_graph_config(settings: DemoApiSettings) -> GraphConfig:
