@@ -118,11 +118,14 @@ def _guarded(app: ASGIApp, site: McpSite, key: str | None) -> ASGIApp:
 
 @asynccontextmanager
 async def serving_mcp(
-    server: FastMCP | None = None, *, key: str | None = None
+    server: FastMCP | None = None, *, key: str | None = None, port: int | None = None
 ) -> AsyncIterator[McpSite]:
-    """Serve ``server`` (default :func:`tools_server`); yield where it listens."""
+    """Serve ``server`` (default :func:`tools_server`); yield where it listens.
+
+    ``port``: the loopback port to listen on (default: a free one).
+    """
     server = server or tools_server()
-    port = free_port()
+    port = port or free_port()
     site = McpSite(url=f"http://127.0.0.1:{port}/mcp")
     app = _guarded(server.streamable_http_app(), site, key)
     config = uvicorn.Config(
