@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: just demo [--compose | --local] [--gateway] [--observability] [--dry-run]
+Usage: just demo [--compose | --local] [--gateway] [--mcp] [--observability] [--dry-run]
        just demo --help
 
 Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
@@ -22,6 +22,10 @@ otherwise the services run as local processes (honcho, demo/Procfile).
                     LGOS model sync (http://127.0.0.1:4000/v1, DEMO_GATEWAY_PORT);
                     the chat UI then talks to the gateway (Compose: profile
                     "gateway"; local: the pinned proxy is installed on first use)
+  --mcp             also start the demo MCP server (http://127.0.0.1:8005/mcp,
+                    DEMO_MCP_PORT); the chat UI offers its tools to the graphs
+                    that take MCP tools, through the gateway's /mcp with
+                    --gateway (Compose: profile "mcp")
   --observability   Compose only: also start the OpenTelemetry collector and
                     Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
   --dry-run         print the chosen mode, the reason and the command; run nothing
@@ -32,12 +36,35 @@ EOF
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# .env (NAME=VALUE lines) as `just` loads it (dotenv-load): a variable already
+# set wins. `bash scripts/demo.sh` then reads it too, and the local processes
+# get this one environment (honcho does not read .env itself: its values would
+# override the ones decided here). DEMO_ENV_FILE names another file (tests).
+load_dotenv() {
+    local file="$1" line name value
+    [ -f "$file" ] || return 0
+    while IFS= read -r line || [ -n "$line" ]; do
+        line="${line%$'\r'}"
+        line="${line#"${line%%[![:space:]]*}"}"
+        line="${line#export }"
+        name="${line%%=*}"
+        if [[ "$line" != *=* || ! "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then continue; fi
+        value="${line#*=}"
+        case "$value" in
+            \"*\" | \'*\') value="${value:1:${#value}-2}" ;;
+        esac
+        if [ -z "${!name+x}" ]; then export "$name=$value"; fi
+    done <"$file"
+}
+load_dotenv "${DEMO_ENV_FILE:-.env}"
 # The options as given, repeated in the commands the script suggests.
 given_args="$*"
 
 mode=""
 observability=0
 gateway=0
+mcp=0
 dry_run=0
 set_mode() {
     if [ -n "$mode" ] && [ "$mode" != "$1" ]; then
@@ -52,6 +79,7 @@ for arg in "$@"; do
         --local) set_mode local ;;
         --observability) observability=1 ;;
         --gateway) gateway=1 ;;
+        --mcp) mcp=1 ;;
         --dry-run) dry_run=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
@@ -195,6 +223,23 @@ run_compose() {
         export DEMO_GATEWAY_PORT="${DEMO_GATEWAY_PORT:-4000}"
         ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway")
     fi
+    local mcp_note=""
+    if [ "$mcp" -eq 1 ]; then
+        # Profile mcp: the demo MCP server; the UI (not the browser) calls it,
+        # directly or through the gateway's MCP endpoint.
+        export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}mcp"
+        export DEMO_MCP_PORT="${DEMO_MCP_PORT:-8005}"
+        ports+=("DEMO_MCP_PORT:MCP server")
+        if [ "$gateway" -eq 1 ]; then
+            export DEMO_GATEWAY_MCP_URL="http://mcp:8005/mcp"
+            export DEMO_CHAINLIT_MCP_URL="http://gateway:4000/mcp"
+            export DEMO_CHAINLIT_MCP_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
+            mcp_note=" (the UI reaches it through the gateway's http://127.0.0.1:${DEMO_GATEWAY_PORT}/mcp)"
+        else
+            export DEMO_CHAINLIT_MCP_URL="http://mcp:8005/mcp"
+            mcp_note=" (the UI's tools)"
+        fi
+    fi
     if [ "$observability" -eq 1 ]; then
         export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
         export OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"
@@ -220,6 +265,9 @@ run_compose() {
     echo "  OpenAI-compatible API: $api"
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT}/v1 (the UI's; /model/info has the lgos models)"
+    fi
+    if [ "$mcp" -eq 1 ]; then
+        echo "  MCP server:            http://127.0.0.1:${DEMO_MCP_PORT}/mcp${mcp_note}"
     fi
     echo "  Corpus pages:          http://127.0.0.1:${DEMO_CORPUS_PORT}"
     if [ "$observability" -eq 1 ]; then
@@ -308,11 +356,15 @@ run_local() {
     export DEMO_CHAINLIT_FILES_BASE_URL="${DEMO_CHAINLIT_FILES_BASE_URL:-http://${DEMO_FILES_HOST}:${DEMO_FILES_PORT}/v1}"
     local model
     model="$(answering_model)"
-    local procfile=demo/Procfile api_url="${DEMO_CHAINLIT_OPENAI_BASE_URL}"
+    local api_url="${DEMO_CHAINLIT_OPENAI_BASE_URL}"
+    # demo/Procfile has every process; honcho starts the ones named here.
+    local -a processes=(api chainlit corpus files)
+    # URLs the UI waits for before it starts (the Procfile's chainlit line).
+    export DEMO_UI_WAIT_FOR=""
     if [ "$gateway" -eq 1 ]; then
         # The LiteLLM gateway in front of the API (demo/gateway): the UI talks
         # to it and reads the models from its /model/info (the LGOS model sync).
-        procfile=demo/Procfile.gateway
+        processes+=(gateway)
         api_url="http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1"
         export DEMO_GATEWAY_HOST="${DEMO_GATEWAY_HOST:-127.0.0.1}"
         export DEMO_GATEWAY_PORT="${DEMO_GATEWAY_PORT:-4000}"
@@ -320,12 +372,38 @@ run_local() {
         export DEMO_CHAINLIT_OPENAI_BASE_URL="http://${DEMO_GATEWAY_HOST}:${DEMO_GATEWAY_PORT}/v1"
         export DEMO_CHAINLIT_OPENAI_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
         export DEMO_CHAINLIT_DISCOVERY=litellm
+        DEMO_UI_WAIT_FOR="http://${DEMO_GATEWAY_HOST}:${DEMO_GATEWAY_PORT}/health/liveliness"
     fi
-    local command=(uv run --frozen --no-sync honcho --no-prefix -f "$procfile" -d . start)
+    local mcp_url="" mcp_note=""
+    if [ "$mcp" -eq 1 ]; then
+        # The demo MCP server; the UI calls its tools, directly or through
+        # the gateway's MCP endpoint (LiteLLM's /mcp, the master key).
+        processes+=(mcp)
+        export DEMO_MCP_HOST="${DEMO_MCP_HOST:-127.0.0.1}"
+        export DEMO_MCP_PORT="${DEMO_MCP_PORT:-8005}"
+        local mcp_host="$DEMO_MCP_HOST"
+        case "$mcp_host" in 0.0.0.0 | "::") mcp_host=127.0.0.1 ;; esac
+        mcp_url="http://${mcp_host}:${DEMO_MCP_PORT}/mcp"
+        export DEMO_MCP_CORPUS_BASE_URL="${DEMO_MCP_CORPUS_BASE_URL:-$DEMO_API_CORPUS_BASE_URL}"
+        DEMO_UI_WAIT_FOR="${DEMO_UI_WAIT_FOR:+$DEMO_UI_WAIT_FOR }http://${mcp_host}:${DEMO_MCP_PORT}/health"
+        if [ "$gateway" -eq 1 ]; then
+            export DEMO_GATEWAY_MCP_URL="$mcp_url"
+            export DEMO_CHAINLIT_MCP_URL="http://${DEMO_GATEWAY_HOST}:${DEMO_GATEWAY_PORT}/mcp"
+            export DEMO_CHAINLIT_MCP_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
+            mcp_note=" (the UI reaches it through the gateway's ${DEMO_CHAINLIT_MCP_URL})"
+        else
+            export DEMO_CHAINLIT_MCP_URL="$mcp_url"
+            mcp_note=" (the UI's tools)"
+        fi
+    fi
+    # -e /dev/null: the processes get this environment as it is (.env is
+    # already in it, under what is set; honcho's own .env would override it).
+    local command=(uv run --frozen --no-sync honcho --no-prefix -e /dev/null -f demo/Procfile -d . start "${processes[@]}")
     # Before the banner: a busy port is the whole story, not a line after it.
     local -a ports=("DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)"
         "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages")
     if [ "$gateway" -eq 1 ]; then ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway"); fi
+    if [ "$mcp" -eq 1 ]; then ports+=("DEMO_MCP_PORT:MCP server"); fi
     if [ "$dry_run" -eq 0 ]; then check_ports "${ports[@]}"; fi
     echo "LGOS demo as local processes; graphs answer with the ${model}."
     echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
@@ -333,6 +411,9 @@ run_local() {
     echo "  OpenAI-compatible API: ${api_url}"
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       ${DEMO_CHAINLIT_OPENAI_BASE_URL} (the UI's; /model/info has the lgos models)"
+    fi
+    if [ "$mcp" -eq 1 ]; then
+        echo "  MCP server:            ${mcp_url}${mcp_note}"
     fi
     echo "  Files service:         ${DEMO_API_FILES_BASE_URL}"
     echo "  Search corpus pages:   ${DEMO_API_CORPUS_BASE_URL}"

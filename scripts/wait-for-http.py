@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Wait until a URL answers HTTP, then exit 0: `wait-for-http.py URL [SECONDS]`.
 
-`demo/Procfile.gateway` starts the Chainlit UI only once the LiteLLM gateway
-answers, so a user who opens the UI right away is not left with a chat that
-could not load its models (the gateway takes 10–20 s to start). Any HTTP
+`demo/Procfile` starts the Chainlit UI only once each URL of `DEMO_UI_WAIT_FOR`
+answers (`just demo --gateway`: the LiteLLM gateway; `--mcp`: the MCP server),
+so a user who opens the UI right away is not left with a chat that could not
+load its models (the gateway takes 10–20 s to start). Any HTTP
 answer counts, even an error status: the server is up. After SECONDS (default
 180) it gives up with a warning on stderr and still exits 0, so the UI starts
 and says itself what it cannot reach. Standard library only.

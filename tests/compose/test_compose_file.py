@@ -17,6 +17,7 @@ from jsonschema import Draft7Validator
 
 from tests.compose.stack import (
     COMPOSE_SPEC,
+    DOCKERFILE,
     ROOT,
     MissingVariableError,
     argv,
@@ -28,19 +29,22 @@ from tests.compose.stack import (
     service_environment,
 )
 
-PYTHON_SERVICES = {"api", "worker", "files", "corpus", "chainlit"}
+PYTHON_SERVICES = {"api", "worker", "files", "corpus", "chainlit", "mcp"}
 ONE_SHOT = {"hatchet-token"}
 OBSERVABILITY = {"otel-collector", "jaeger"}
 GATEWAY = {"gateway"}
+MCP = {"mcp"}
 # Published container ports: the UI, the API, the corpus pages citations open
-# in the browser, Jaeger's UI (observability profile) and the LiteLLM gateway
-# (gateway profile). Nothing else.
+# in the browser, Jaeger's UI (observability profile), and for clients on this
+# machine the LiteLLM gateway (gateway profile) and the demo MCP server (mcp
+# profile). Nothing else.
 PUBLISHED = {
     "chainlit": {8001},
     "api": {8000},
     "corpus": {8002},
     "jaeger": {16686},
     "gateway": {4000},
+    "mcp": {8005},
 }
 
 
@@ -94,6 +98,7 @@ def test_the_expected_services_exist(compose: dict) -> None:
         | PYTHON_SERVICES
         | OBSERVABILITY
         | GATEWAY
+        | MCP
     )
 
 
@@ -241,7 +246,7 @@ def test_only_the_intended_ports_are_published(compose: dict) -> None:
 
 
 def test_published_ports_are_the_ports_the_services_listen_on(compose: dict) -> None:
-    for name in ("api", "chainlit", "corpus"):
+    for name in ("api", "chainlit", "corpus", "mcp"):
         service = compose["services"][name]
         command = argv(service["command"])
         port = int(command[command.index("--port") + 1])
@@ -330,6 +335,8 @@ def test_the_observability_profile(compose: dict) -> None:
             if name in OBSERVABILITY
             else ["gateway"]
             if name in GATEWAY
+            else ["mcp"]
+            if name in MCP
             else None
         )
         assert service.get("profiles") == expected, name
@@ -421,3 +428,49 @@ def test_the_gateway_profile(compose: dict) -> None:
     assert ui["DEMO_CHAINLIT_OPENAI_BASE_URL"] == "http://gateway:4000/v1"
     assert ui["DEMO_CHAINLIT_DISCOVERY"] == "litellm"
     assert through["gateway"]["ports"] == ["127.0.0.1:4100:4000"]
+
+
+def test_the_mcp_profile(compose: dict) -> None:
+    services = compose["services"]
+    mcp = services["mcp"]
+    assert mcp["profiles"] == ["mcp"]
+    assert mcp["image"] == services["api"]["image"]  # runs as the image's user
+    assert "user" not in mcp
+    assert argv(mcp["command"]) == [
+        "python", "-m", "lgos_demo_api.mcp_server", "--host", "0.0.0.0", "--port", "8005",
+    ]  # fmt: skip
+    env = service_environment(mcp)
+    assert env["DEMO_MCP_NOTES_PATH"] == "/data/mcp/notes.json"
+    assert "mcp_data:/data/mcp" in mcp["volumes"]
+    # The Dockerfile makes the mount point the image user's (a new volume takes it).
+    assert "/data/mcp" in DOCKERFILE.read_text(encoding="utf-8")
+    # The UI and the gateway call it by its service name, which it accepts.
+    assert env["DEMO_MCP_ALLOWED_HOSTS"] == "mcp:*"
+    assert env["DEMO_MCP_CORPUS_BASE_URL"] == "http://127.0.0.1:8002"
+    assert "8005/health" in mcp["healthcheck"]["test"][-1]
+    assert mcp["ports"] == ["127.0.0.1:8005:8005"]
+    assert "depends_on" not in mcp
+    # The UI waits for it when the profile is on; without --mcp it has no MCP URL.
+    assert services["chainlit"]["depends_on"]["mcp"] == {
+        "condition": "service_healthy",
+        "required": False,
+    }
+    ui = service_environment(services["chainlit"])
+    assert ui["DEMO_CHAINLIT_MCP_URL"] == ui["DEMO_CHAINLIT_MCP_API_KEY"] == ""
+    assert service_environment(services["gateway"])["DEMO_GATEWAY_MCP_URL"] == ""
+    # `just demo --gateway --mcp`: the UI through the gateway's /mcp.
+    on = load(
+        {
+            "POSTGRES_PASSWORD": "pw",
+            "DEMO_CHAINLIT_MCP_URL": "http://gateway:4000/mcp",
+            "DEMO_CHAINLIT_MCP_API_KEY": "sk-master",
+            "DEMO_GATEWAY_MCP_URL": "http://mcp:8005/mcp",
+            "DEMO_MCP_PORT": "8105",
+        }
+    )["services"]
+    ui = service_environment(on["chainlit"])
+    assert ui["DEMO_CHAINLIT_MCP_URL"] == "http://gateway:4000/mcp"
+    assert ui["DEMO_CHAINLIT_MCP_API_KEY"] == "sk-master"
+    gateway = service_environment(on["gateway"])
+    assert gateway["DEMO_GATEWAY_MCP_URL"] == "http://mcp:8005/mcp"
+    assert on["mcp"]["ports"] == ["127.0.0.1:8105:8005"]

@@ -47,7 +47,7 @@ exit 0
 """
 
 FAKE_UV = """#!/bin/sh
-echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-} DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-} KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-} GATEWAY_LGOS=${DEMO_GATEWAY_LGOS_BASE_URL:-} LITELLM=${DEMO_GATEWAY_LITELLM:-}" >> "$FAKE_LOG"
+echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-} DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-} KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-} GATEWAY_LGOS=${DEMO_GATEWAY_LGOS_BASE_URL:-} LITELLM=${DEMO_GATEWAY_LITELLM:-} | MCP_URL=${DEMO_CHAINLIT_MCP_URL:-} MCP_KEY=${DEMO_CHAINLIT_MCP_API_KEY:-} GATEWAY_MCP=${DEMO_GATEWAY_MCP_URL:-} MCP_HOST=${DEMO_MCP_HOST:-} MCP_PORT=${DEMO_MCP_PORT:-} WAIT=${DEMO_UI_WAIT_FOR:-}" >> "$FAKE_LOG"
 if [ "$1" = run ]; then exit "${FAKE_UP_STATUS:-0}"; fi
 exit 0
 """
@@ -59,6 +59,9 @@ SERVICE_PORTS = (
     "DEMO_FILES_PORT",
     "DEMO_CORPUS_PORT",
 )
+
+HONCHO = "uv run --frozen --no-sync honcho --no-prefix -e /dev/null -f demo/Procfile -d . start"
+"""How `just demo` starts the local processes; the process names follow."""
 
 
 def free_port() -> int:
@@ -99,6 +102,8 @@ class Demo:
         base = {
             "PATH": str(self.bin),
             "HOME": os.environ.get("HOME", "/tmp"),
+            # A developer's .env stays out of the tests.
+            "DEMO_ENV_FILE": "/dev/null",
             **self.ports,
         }
         return subprocess.run(
@@ -280,7 +285,7 @@ def test_local_mode_syncs_then_starts_the_procfile(demo: Demo) -> None:
     calls = demo.calls()
     assert [call.split(" | ")[0] for call in calls] == [
         "uv sync --all-packages --frozen --quiet",
-        "uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile -d . start",
+        f"{HONCHO} api chainlit corpus files",
     ]
     assert (
         "DEMO_API_HOST=127.0.0.1 "
@@ -444,7 +449,7 @@ def test_gateway_puts_the_ui_behind_the_litellm_gateway(demo: Demo) -> None:
     calls = demo.calls()
     assert [call.split(" | ")[0] for call in calls] == [
         "uv sync --all-packages --frozen --quiet",
-        "uv run --frozen --no-sync honcho --no-prefix -f demo/Procfile.gateway -d . start",
+        f"{HONCHO} api chainlit corpus files gateway",
     ]
     assert (
         f"DEMO_CHAINLIT_OPENAI_BASE_URL={gateway} DISCOVERY=litellm KEY=lgos-demo "
@@ -457,8 +462,9 @@ def test_without_gateway_the_ui_talks_to_lgos(demo: Demo) -> None:
     assert result.returncode == 0, result.stderr
     assert "LiteLLM gateway" not in result.stdout
     (start,) = [call for call in demo.calls() if " honcho " in call]
-    assert "-f demo/Procfile -d . start" in start
+    assert " -f demo/Procfile -d . start api chainlit corpus files | " in start
     assert "DISCOVERY= KEY= GATEWAY_LGOS= LITELLM=" in start
+    assert "MCP_URL= MCP_KEY= GATEWAY_MCP= MCP_HOST= MCP_PORT= WAIT=" in start
 
 
 def test_the_gateway_key_is_the_uis_key(demo: Demo) -> None:
@@ -513,15 +519,250 @@ def test_compose_gateway_adds_the_profile_and_routes_the_ui_through_it(
     assert "LiteLLM gateway" not in plain.stdout
 
 
-def test_the_gateway_procfile_is_the_procfile_plus_the_gateway() -> None:
-    plain = (ROOT / "demo" / "Procfile").read_text(encoding="utf-8").splitlines()
-    gateway = (ROOT / "demo" / "Procfile.gateway").read_text(encoding="utf-8")
-    *rest, last = gateway.splitlines()
-    # The UI starts once the gateway answers (it is the UI's OpenAI server).
-    waits = 'uv run --frozen --no-sync python scripts/wait-for-http.py "http://$DEMO_GATEWAY_HOST:$DEMO_GATEWAY_PORT/health/liveliness" && '
-    assert rest == [line.replace("chainlit: ", "chainlit: " + waits) for line in plain]
-    assert last.startswith("gateway: exec uv run --frozen --no-sync python ")
-    assert last.endswith(" -m lgos_demo_gateway serve")
+def test_one_procfile_has_every_process() -> None:
+    lines = (ROOT / "demo" / "Procfile").read_text(encoding="utf-8").splitlines()
+    processes = dict(line.split(": ", 1) for line in lines)
+    assert list(processes) == ["api", "chainlit", "corpus", "files", "gateway", "mcp"]
+    assert not (ROOT / "demo" / "Procfile.gateway").exists()
+    # The UI starts once each URL of DEMO_UI_WAIT_FOR answers (the gateway,
+    # the MCP server): none without the flags.
+    assert processes["chainlit"].startswith(
+        'for url in $DEMO_UI_WAIT_FOR; do uv run --frozen --no-sync python scripts/wait-for-http.py "$url"; done; exec uv run '
+    )
+    assert processes["gateway"] == (
+        "exec uv run --frozen --no-sync python scripts/with-lgos-logging.py -m lgos_demo_gateway serve"
+    )
+    assert processes["mcp"] == (
+        "exec uv run --frozen --no-sync python scripts/with-lgos-logging.py "
+        '-m lgos_demo_api.mcp_server --host "$DEMO_MCP_HOST" --port "$DEMO_MCP_PORT"'
+    )
+
+
+def test_the_chainlit_line_waits_for_each_url_then_starts(tmp_path: Path) -> None:
+    """The Procfile's chainlit line, run by sh with a fake uv that logs."""
+    (line,) = [
+        line.split(": ", 1)[1]
+        for line in (ROOT / "demo" / "Procfile").read_text().splitlines()
+        if line.startswith("chainlit: ")
+    ]
+    log = tmp_path / "uv.log"
+    uv = tmp_path / "uv"
+    uv.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    uv.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "DEMO_CHAINLIT_HOST": "h"}
+    env["DEMO_CHAINLIT_PORT"] = "1"
+    for wait_for, waits in [
+        ("", []),
+        (
+            "http://g/health/liveliness http://m/health",
+            ["http://g/health/liveliness", "http://m/health"],
+        ),
+    ]:
+        log.unlink(missing_ok=True)
+        subprocess.run(
+            ["sh", "-c", line], env={**env, "DEMO_UI_WAIT_FOR": wait_for}, check=True
+        )
+        calls = log.read_text().splitlines()
+        assert calls == [
+            *(
+                f"run --frozen --no-sync python scripts/wait-for-http.py {url}"
+                for url in waits
+            ),
+            "run --frozen --no-sync python scripts/with-lgos-logging.py -m lgos_chainlit --host h --port 1",
+        ]
+
+
+# --------------------------------------------------------------------------
+# --mcp: the demo MCP server, its tools offered by the UI
+# --------------------------------------------------------------------------
+
+
+def _mcp_fields(call: str) -> dict[str, str]:
+    """The MCP variables a fake tool logged (after its second ``|``).
+
+    ``WAIT``, the UI's space-separated URLs, comes last and keeps its spaces.
+    """
+    text, _, wait = call.split(" | ")[2].partition(" WAIT=")
+    fields = dict(field.split("=", 1) for field in text.split(" "))
+    return fields | ({"WAIT": wait} if "WAIT=" in call else {})
+
+
+def test_mcp_runs_the_mcp_server_and_gives_the_ui_its_address(demo: Demo) -> None:
+    port = str(free_port())
+    result = demo.run("--local", "--mcp", DEMO_MCP_PORT=port)
+    assert result.returncode == 0, result.stderr
+    mcp = f"http://127.0.0.1:{port}/mcp"
+    assert f"  MCP server:            {mcp} (the UI's tools)\n" in result.stdout
+    assert "LiteLLM gateway" not in result.stdout
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    assert start.startswith(
+        f"uv {HONCHO.removeprefix('uv ')} api chainlit corpus files mcp | "
+    )
+    assert _mcp_fields(start) == {
+        "MCP_URL": mcp,
+        "MCP_KEY": "",
+        "GATEWAY_MCP": "",
+        "MCP_HOST": "127.0.0.1",
+        "MCP_PORT": port,
+        "WAIT": f"http://127.0.0.1:{port}/health",
+    }
+
+
+def test_mcp_with_the_gateway_goes_through_the_gateways_mcp_endpoint(
+    demo: Demo,
+) -> None:
+    port, gateway_port = str(free_port()), str(free_port())
+    result = demo.run(
+        "--local",
+        "--gateway",
+        "--mcp",
+        DEMO_MCP_PORT=port,
+        DEMO_GATEWAY_PORT=gateway_port,
+        DEMO_GATEWAY_MASTER_KEY="sk-mine",
+        DEMO_GATEWAY_LITELLM="/bin/true",
+    )
+    assert result.returncode == 0, result.stderr
+    mcp = f"http://127.0.0.1:{port}/mcp"
+    through = f"http://127.0.0.1:{gateway_port}/mcp"
+    assert (
+        f"  MCP server:            {mcp} (the UI reaches it through the gateway's {through})\n"
+        in result.stdout
+    )
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    assert " start api chainlit corpus files gateway mcp | " in start
+    assert _mcp_fields(start) == {
+        "MCP_URL": through,
+        "MCP_KEY": "sk-mine",
+        "GATEWAY_MCP": mcp,
+        "MCP_HOST": "127.0.0.1",
+        "MCP_PORT": port,
+        # The UI waits for the gateway, then the MCP server.
+        "WAIT": f"http://127.0.0.1:{gateway_port}/health/liveliness "
+        f"http://127.0.0.1:{port}/health",
+    }
+
+
+def test_without_mcp_the_ui_keeps_the_mcp_url_it_was_given(demo: Demo) -> None:
+    result = demo.run("--local", DEMO_CHAINLIT_MCP_URL="http://elsewhere:9/mcp")
+    assert result.returncode == 0, result.stderr
+    assert "MCP server" not in result.stdout
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    assert start.split(" | ")[0].endswith(" start api chainlit corpus files")
+    assert _mcp_fields(start)["MCP_URL"] == "http://elsewhere:9/mcp"
+    assert _mcp_fields(start)["GATEWAY_MCP"] == ""
+
+
+def test_a_busy_mcp_port_is_named_only_with_the_flag(demo: Demo) -> None:
+    demo.install_docker()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        local = demo.run("--local", "--mcp", DEMO_MCP_PORT=port)
+        compose = demo.run("--mcp", DEMO_MCP_PORT=port)
+        assert demo.run("--local", DEMO_MCP_PORT=port).returncode == 0
+    for result in (local, compose):
+        assert result.returncode == 1
+        assert (
+            f"port {port} for the MCP server (DEMO_MCP_PORT) is already in use"
+            in result.stderr
+        )
+    assert "just demo --local --mcp   (or set them in .env)." in local.stderr
+
+
+COMPOSE_MCP_DOCKER = FAKE_DOCKER.replace(
+    "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-}",
+    "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-} | MCP_URL=${DEMO_CHAINLIT_MCP_URL:-}"
+    " MCP_KEY=${DEMO_CHAINLIT_MCP_API_KEY:-} GATEWAY_MCP=${DEMO_GATEWAY_MCP_URL:-}"
+    " MCP_PORT=${DEMO_MCP_PORT:-}",
+)
+
+
+def test_compose_mcp_adds_the_profile_and_gives_the_ui_the_service(
+    demo: Demo,
+) -> None:
+    demo.install_docker()
+    demo.write_tool("docker", COMPOSE_MCP_DOCKER)
+    result = demo.run("--mcp")
+    assert result.returncode == 0, result.stderr
+    assert "  MCP server:            http://127.0.0.1:8005/mcp (the UI's tools)\n" in (
+        result.stdout
+    )
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert "COMPOSE_PROFILES=mcp " in up
+    assert _mcp_fields(up) == {
+        "MCP_URL": "http://mcp:8005/mcp",
+        "MCP_KEY": "",
+        "GATEWAY_MCP": "",
+        "MCP_PORT": "8005",
+    }
+    assert "COMPOSE_PROFILES=mcp docker compose up" in result.stdout
+
+
+def test_compose_mcp_with_the_gateway_goes_through_the_gateway(demo: Demo) -> None:
+    demo.install_docker()
+    demo.write_tool("docker", COMPOSE_MCP_DOCKER)
+    result = demo.run("--gateway", "--mcp", DEMO_GATEWAY_MASTER_KEY="sk-mine")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "  MCP server:            http://127.0.0.1:8005/mcp (the UI reaches it through "
+        "the gateway's http://127.0.0.1:4000/mcp)\n"
+    ) in result.stdout
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert "COMPOSE_PROFILES=gateway,mcp " in up
+    assert _mcp_fields(up) == {
+        "MCP_URL": "http://gateway:4000/mcp",
+        "MCP_KEY": "sk-mine",
+        "GATEWAY_MCP": "http://mcp:8005/mcp",
+        "MCP_PORT": "8005",
+    }
+
+
+def test_dry_run_with_mcp_prints_and_runs_nothing(demo: Demo) -> None:
+    demo.install_docker()
+    for args in (["--local", "--mcp"], ["--mcp"]):
+        result = demo.run("--dry-run", *args)
+        assert result.returncode == 0, result.stderr
+        assert "  MCP server:            http://127.0.0.1:8005/mcp" in result.stdout
+        assert not any(
+            "compose up" in call or call.startswith("uv") for call in demo.calls()
+        )
+    local = demo.run("--dry-run", "--local", "--mcp")
+    assert f"  Command: {HONCHO} api chainlit corpus files mcp\n" in local.stdout
+
+
+def test_help_names_the_mcp_flag(demo: Demo) -> None:
+    result = demo.run("--help")
+    assert "[--gateway] [--mcp] [--observability]" in result.stdout
+    assert "  --mcp             also start the demo MCP server" in result.stdout
+
+
+def test_dotenv_values_apply_under_the_environment(demo: Demo, tmp_path: Path) -> None:
+    """.env as `just` loads it: the environment wins; honcho reads no .env."""
+    env_file = tmp_path / "demo.env"
+    env_file.write_text(
+        "# a comment\n"
+        "DEMO_CHAINLIT_DISCOVERY=lgos\n"
+        "export DEMO_GATEWAY_MASTER_KEY='sk-file'\n"
+        'DEMO_MCP_PORT="8123"\n'
+        "not a variable\n"
+    )
+    result = demo.run(
+        "--local",
+        "--gateway",
+        "--mcp",
+        DEMO_ENV_FILE=str(env_file),
+        DEMO_GATEWAY_PORT=str(free_port()),
+        DEMO_GATEWAY_LITELLM="/bin/true",
+        DEMO_MCP_PORT=str(free_port()),  # set: wins over the file
+    )
+    assert result.returncode == 0, result.stderr
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    # --gateway decides the UI's discovery, whatever .env says (honcho's own
+    # .env reading would have put `lgos` back).
+    assert "DISCOVERY=litellm KEY=sk-file " in start
+    assert "MCP_PORT=8123" not in start
+    assert " -e /dev/null " in start
 
 
 def test_compose_mode_names_a_busy_published_port_before_anything_starts(

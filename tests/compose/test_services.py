@@ -35,6 +35,7 @@ PREFIXES = (
     "DEMO_FILES_",
     "DEMO_CHAINLIT_",
     "DEMO_GATEWAY_",
+    "DEMO_MCP_",
     "HATCHET_CLIENT_",
 )
 
@@ -72,11 +73,13 @@ def _known_variables() -> dict[str, set[str]]:
 
     from langgraph_openai_serve.server.settings import ServerSettings
     from lgos_chainlit.settings import ChainlitSettings
+    from lgos_demo_api.mcp_server.settings import McpServerSettings
     from lgos_demo_api.settings import DemoApiSettings
     from lgos_demo_files.settings import FilesSettings
     from lgos_demo_gateway.settings import GatewaySettings
 
     return {
+        "DEMO_MCP_": _settings_fields(McpServerSettings),
         "LGOS_": _settings_fields(ServerSettings),
         "DEMO_API_": _settings_fields(DemoApiSettings),
         "DEMO_FILES_": _settings_fields(FilesSettings),
@@ -89,7 +92,7 @@ def _known_variables() -> dict[str, set[str]]:
 
 
 @pytest.mark.parametrize(
-    "name", ["api", "worker", "files", "corpus", "chainlit", "gateway"]
+    "name", ["api", "worker", "files", "corpus", "chainlit", "gateway", "mcp"]
 )
 def test_every_variable_is_read_by_a_settings_class(
     services: dict[str, Any], name: str
@@ -144,6 +147,19 @@ def test_chainlit_settings_accept_the_compose_values(
     assert settings.files_base_url == f"http://files:{files_port}/v1"
     assert str(settings.data_dir) == "/data/chainlit"
     assert any(v.endswith(":/data/chainlit") for v in services["chainlit"]["volumes"])
+
+
+def test_mcp_settings_accept_the_compose_values(
+    services: dict[str, Any], service_env
+) -> None:
+    from lgos_demo_api.mcp_server.settings import McpServerSettings
+
+    service_env(services["mcp"])
+    settings = McpServerSettings(_env_file=None)  # type: ignore[call-arg]
+    assert str(settings.notes_path) == "/data/mcp/notes.json"
+    assert any(v.endswith(":/data/mcp") for v in services["mcp"]["volumes"])
+    assert settings.allowed_hosts == ["mcp:*"]
+    assert settings.corpus_base_url == "http://127.0.0.1:8002"
 
 
 def test_files_settings_accept_the_compose_values(
@@ -202,6 +218,7 @@ def test_an_unknown_lgos_option_is_refused() -> None:
         ("files", "lgos_demo_files"),
         ("corpus", "lgos_demo_api.corpus_server"),
         ("chainlit", "lgos_chainlit"),
+        ("mcp", "lgos_demo_api.mcp_server"),
     ],
 )
 def test_python_m_modules_are_runnable(
@@ -249,6 +266,23 @@ def test_corpus_command_line_serves_on_the_healthchecked_port(
     assert urlsplit(healthcheck_urls(services["corpus"])[0]).port == 8002
 
 
+def test_mcp_command_line_serves_on_the_healthchecked_port(
+    services: dict[str, Any], service_env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lgos_demo_api.mcp_server.__main__ as mcp_main
+
+    service_env(services["mcp"])
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(mcp_main, "create_app", lambda settings: settings)
+    monkeypatch.setattr(
+        mcp_main.uvicorn, "run", lambda app, **kw: started.update(app=app, **kw)
+    )
+    mcp_main.main(argv(services["mcp"]["command"])[3:])
+    assert (started["host"], started["port"]) == ("0.0.0.0", 8005)
+    assert str(started["app"].notes_path) == "/data/mcp/notes.json"
+    assert urlsplit(healthcheck_urls(services["mcp"])[0]).port == 8005
+
+
 def test_chainlit_command_line_runs_chainlit_on_the_healthchecked_port(
     services: dict[str, Any],
     service_env,
@@ -293,7 +327,7 @@ def _health_path(service: dict[str, Any], port: int) -> str:
 
 
 def test_python_healthchecks_need_no_curl(services: dict[str, Any]) -> None:
-    for name in ("api", "worker", "files", "corpus", "chainlit"):
+    for name in ("api", "worker", "files", "corpus", "chainlit", "mcp"):
         test = services[name]["healthcheck"]["test"]
         assert test[:3] == ["CMD", "python", "-c"], name
         # The one-liner itself must be valid Python.
@@ -345,6 +379,17 @@ def test_corpus_health_route_answers(services: dict[str, Any]) -> None:
     client = TestClient(create_app())
     assert client.get(path).text == "ok"
     assert client.get(path + "-missing").status_code == 404
+
+
+def test_mcp_health_route_answers(services: dict[str, Any], tmp_path: Path) -> None:
+    from lgos_demo_api.mcp_server import McpServerSettings, create_app
+
+    path = _health_path(services["mcp"], 8005)
+    settings = McpServerSettings(_env_file=None, notes_path=tmp_path / "n.json")  # type: ignore[call-arg]
+    with TestClient(create_app(settings), base_url="http://127.0.0.1:8005") as client:
+        response = client.get(path)
+        assert response.status_code == 200
+        assert response.json() == {"status": "ok"}
 
 
 def test_chainlit_health_route_answers(services: dict[str, Any]) -> None:
