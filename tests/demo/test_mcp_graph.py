@@ -36,8 +36,9 @@ from langgraph_openai_serve import (
 )
 from lgos_demo_api.graphs.functions import FunctionsContext, functions_context
 from lgos_demo_api.graphs.mcp_tools import build_mcp_graph, mcp_graph_config
+from lgos_demo_api.graphs.mcp_tools_arguments import tool_arguments
 from lgos_demo_api.graphs.mcp_tools_offline import mcp_responder, read_tool_output
-from lgos_demo_api.graphs.mcp_tools_plan import plan_tools, tool_arguments
+from lgos_demo_api.graphs.mcp_tools_plan import plan_tools
 from lgos_demo_api.mcp_server import McpServerSettings, create_server
 from lgos_demo_api.offline import OfflineChatModel
 from lgos_demo_api.settings import DemoApiSettings
@@ -147,6 +148,7 @@ def test_each_clause_gets_the_tool_its_words_fit(
         ("How many km is 26.2 miles?", {"value": 26.2, "from_unit": "mi", "to_unit": "km"}),
         ("what is 100 fahrenheit in celsius", {"value": 100, "from_unit": "F", "to_unit": "C"}),
         ("convert 3 ft to cm", {"value": 3, "from_unit": "ft", "to_unit": "cm"}),
+        ("how many inches in a mile", {"value": 1, "from_unit": "mi", "to_unit": "in"}),
         ("save a note: buy milk", {"text": "buy milk"}),
         ('remember "call Ada" please', {"text": "call Ada"}),
         ("list my notes about milk", {"query": "milk"}),

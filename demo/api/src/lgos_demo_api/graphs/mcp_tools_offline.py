@@ -30,11 +30,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from lgos_demo_api.graphs.mcp_tools_arguments import tool_arguments
 from lgos_demo_api.graphs.mcp_tools_plan import (
     PlanStep,
     best_tool,
     plan_tools,
-    tool_arguments,
     tool_name,
 )
 from lgos_demo_api.graphs.tool_calls import call_id
@@ -101,7 +101,7 @@ def read_tool_output(output: str) -> tuple[str, str | None]:
             error = value["error"]
             if isinstance(error, dict):
                 error = error.get("message") or json.dumps(error)
-            return str(error), str(error)
+            return str(error), _MCP_ERROR_PREFIX.sub("", str(error)) or str(error)
         if value.get("isError") or value.get("is_error"):
             message = _texts(value.get("content") or ()) or json.dumps(value)
             return message, _MCP_ERROR_PREFIX.sub("", message) or message
