@@ -211,6 +211,11 @@ async def test_notices(site: McpSite) -> None:
     await unreachable.discover()
     assert unreachable.failed
     assert "**unavailable** (cannot connect)" in unreachable.notice()
+    wrong_path = McpToolset(server=McpServer(url=site.url.replace("/mcp", "/v1")))
+    await wrong_path.discover()
+    assert wrong_path.error == (
+        "MCP error: Session terminated (HTTP 404: is the URL the MCP endpoint?)"
+    )
 
 
 async def test_a_late_server_is_found_on_the_next_discovery() -> None:

@@ -75,6 +75,11 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError | httpx.TimeoutException):
         return "no answer in time"
     if isinstance(exc, McpError):
+        if exc.error.message == "Session terminated":
+            # What the client makes of a 404, such as a URL without /mcp.
+            return (
+                "MCP error: Session terminated (HTTP 404: is the URL the MCP endpoint?)"
+            )
         return f"MCP error: {exc.error.message}"
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
