@@ -21,6 +21,7 @@ from lgos_demo_api.mcp_server.settings import McpServerSettings
 from lgos_demo_api.mcp_server.units import ConversionError, convert
 from lgos_demo_api.search.corpus import OfflineSearchBackend
 from tests.demo.mcp_helpers import McpServer, mcp_server, mcp_session
+from tests.procs import ROOT
 
 pytestmark = pytest.mark.anyio
 
@@ -235,6 +236,20 @@ def test_host_header_is_checked(server: McpServer, host: str, status: int) -> No
         server.url, json=INITIALIZE, headers={**MCP_HEADERS, "host": host}
     )
     assert answer.status_code == status, answer.text
+
+
+def test_settings_defaults_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HOST", "PORT", "NOTES_PATH", "ALLOWED_HOSTS", "CORPUS_BASE_URL"):
+        monkeypatch.delenv(f"DEMO_MCP_{name}", raising=False)
+    defaults = McpServerSettings(_env_file=None)  # type: ignore[call-arg]
+    assert (defaults.host, defaults.port) == ("127.0.0.1", 8005)
+    assert defaults.notes_path == ROOT / ".data" / "mcp" / "notes.json"
+    assert defaults.allowed_hosts == ["mcp:*"]
+    monkeypatch.setenv("DEMO_MCP_ALLOWED_HOSTS", "mcp:8005,gateway:*")
+    monkeypatch.setenv("DEMO_MCP_PORT", "9005")
+    configured = McpServerSettings(_env_file=None)  # type: ignore[call-arg]
+    assert configured.allowed_hosts == ["mcp:8005", "gateway:*"]
+    assert configured.port == 9005
 
 
 def test_allowed_hosts_setting(tmp_path: Path) -> None:
