@@ -11,7 +11,8 @@ with the master key, exactly as the Chainlit UI does with ``just demo
   ``<server name>-<tool>`` (``lgos_demo-convert_units``), with the
   server's description and input schema unchanged; a call by that name
   reaches the server and its result comes back unchanged, a tool error as a
-  result with ``isError`` (not a protocol error).
+  result with ``isError`` (not a protocol error). ``/mcp/`` and
+  ``/lgos_demo/mcp`` list the same; a bare tool name still reaches the tool.
 - Without a database the only key is the master key, in ``Authorization:
   Bearer`` or ``x-litellm-api-key``; another key is a 400 "No connected db.",
   no key a 500 (LiteLLM tries its database client, which is not installed).
@@ -105,6 +106,19 @@ def test_the_gateway_lists_the_servers_tools_under_its_name(gateway: Gateway) ->
     for name, tool in direct.items():
         assert through[PREFIX + name].description == tool.description
         assert through[PREFIX + name].inputSchema == tool.inputSchema
+
+
+@pytest.mark.parametrize("path", ["/mcp/", "/lgos_demo/mcp"])
+def test_the_other_paths_list_the_same_tools(gateway: Gateway, path: str) -> None:
+    names = {tool.name for tool in list_tools(gateway.mcp_url, BEARER)}
+    assert {tool.name for tool in list_tools(gateway.url + path, BEARER)} == names
+
+
+def test_a_bare_tool_name_still_reaches_the_tool(gateway: Gateway) -> None:
+    arguments = {"value": 1, "from_unit": "km", "to_unit": "mi"}
+    result = call_tool(gateway.mcp_url, "convert_units", arguments, BEARER)
+    assert not result.isError
+    assert text(result) == "1 km = 0.621 mi"
 
 
 def test_a_call_through_the_gateway_reaches_the_server(gateway: Gateway) -> None:
