@@ -22,70 +22,17 @@ with the master key, exactly as the Chainlit UI does with ``just demo
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
-
 import httpx
 import pytest
 import yaml
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, TextContent, Tool
 
 from tests.gateway.conftest import MASTER_KEY, Gateway
+from tests.gateway.mcp_client import call_tool, list_tools, text
 
 pytestmark = pytest.mark.timeout(300)
 
-T = TypeVar("T")
 BEARER = {"Authorization": f"Bearer {MASTER_KEY}"}
 PREFIX = "lgos_demo-"
-
-
-def with_session(
-    url: str, headers: dict[str, str], work: Callable[[ClientSession], Awaitable[T]]
-) -> T:
-    """Open an MCP session on ``url`` (streamable HTTP) and run ``work`` in it."""
-
-    async def run() -> T:
-        async with (
-            httpx.AsyncClient(
-                headers=headers,
-                timeout=httpx.Timeout(30, read=300),
-                follow_redirects=True,
-            ) as http,
-            streamable_http_client(url, http_client=http) as (read, write, _),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            return await work(session)
-
-    return asyncio.run(run())
-
-
-def list_tools(url: str, headers: dict[str, str] | None = None) -> list[Tool]:
-    async def work(session: ClientSession) -> list[Tool]:
-        return (await session.list_tools()).tools
-
-    return with_session(url, headers or {}, work)
-
-
-def call_tool(
-    url: str,
-    name: str,
-    arguments: dict[str, Any],
-    headers: dict[str, str] | None = None,
-) -> CallToolResult:
-    async def work(session: ClientSession) -> CallToolResult:
-        return await session.call_tool(name, arguments)
-
-    return with_session(url, headers or {}, work)
-
-
-def text(result: CallToolResult) -> str:
-    return "".join(
-        part.text for part in result.content if isinstance(part, TextContent)
-    )
 
 
 def test_the_generated_configuration_names_the_mcp_server(gateway: Gateway) -> None:
