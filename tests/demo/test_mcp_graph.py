@@ -142,6 +142,35 @@ def test_each_clause_gets_the_tool_its_words_fit(
     assert plan_tools("Hello there, how are you?", tools) == []
 
 
+@pytest.mark.parametrize("prefix", ["", PREFIX], ids=["as-served", "gateway-prefix"])
+@pytest.mark.parametrize(
+    ("question", "planned", "arguments"),
+    [
+        # "notes" alone never saves one: a change needs its verb asked for.
+        ("What notes do I have?", "list_notes", {}),
+        ("Which notes have I saved?", "list_notes", {}),
+        ("show my notes about milk", "list_notes", {"query": "milk"}),
+        ("list notes containing 'km'", "list_notes", {"query": "km"}),
+        ("Add a note: buy milk", "save_note", {"text": "buy milk"}),
+        ("remember that the meeting is at 3", "save_note", {"text": "meeting is at 3"}),
+    ],
+)
+def test_reading_notes_never_saves_one(
+    question: str, planned: str, arguments: dict[str, Any], prefix: str
+) -> None:
+    tools = [dict(t) for t in context(offered(None, prefix)).tools]
+    (step,) = plan_tools(question, tools)
+    assert step.name == prefix + planned
+    assert tool_arguments(step) == arguments
+
+
+def test_a_description_that_starts_with_a_change_needs_its_verb() -> None:
+    # Names that say nothing: only "Save a note ..." tells beta apart.
+    tools = [dict(t) for t in context(offered(OPAQUE, "")).tools]
+    assert [s.name for s in plan_tools("list my notes", tools)] == ["gamma"]
+    assert [s.name for s in plan_tools("save a note: hi", tools)] == ["beta"]
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [

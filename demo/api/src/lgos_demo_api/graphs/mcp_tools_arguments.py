@@ -11,8 +11,11 @@ the call answers (`mcp_tools_plan.PlanStep`):
 - a text-like parameter (`text`, `content`, `note`, `body`, `message`) takes
   the previous tool result's text when the clause says "it" or "that", else
   the quoted text, the text after a colon, or the rest of the clause;
-- `query` takes the clause without the words that chose the tool, numbers
-  and stopwords;
+- a required `query` takes the clause without the words that chose the tool,
+  numbers and stopwords; an optional one (a filter, as `list_notes` has) is
+  filled only when the clause narrows it: quoted text, or what follows
+  "about", "containing", "mentioning", "matching", "with", "on" or "for"
+  ("What notes do I have?" lists them all);
 - an optional parameter it cannot fill is left out; a required one falls
   back to its schema `default`.
 """
@@ -43,6 +46,9 @@ _NUMBER_WORDS = {
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }  # fmt: skip
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|'([^']+)'")
+_NARROWED = re.compile(
+    r"\b(?:about|containing|mentioning|matching|with|on|for)\s+(.+)$", re.IGNORECASE
+)
 
 
 def _numbers(tokens: Sequence[str]) -> list[float]:
@@ -114,6 +120,17 @@ def _query_text(tokens: Sequence[str], chosen_by: frozenset[str]) -> str:
         and SYNONYMS.get(normal_word(token)) not in chosen_by
     ]
     return " ".join(kept)
+
+
+def _filter_text(clause: str, chosen_by: frozenset[str]) -> str:
+    """Return an optional query: quoted text, or the words after "about" etc."""
+    quoted = _QUOTED.search(clause)
+    if quoted:
+        return next(group for group in quoted.groups() if group)
+    narrowed = _NARROWED.search(clause)
+    if narrowed is None:
+        return ""
+    return _query_text(TOKEN.findall(narrowed.group(1)), chosen_by)
 
 
 def _number_value(schema: Mapping[str, Any], value: float) -> float | int:
@@ -206,7 +223,9 @@ def _string_argument(
     if lowered in _TEXT_PARAMETERS:
         return _note_text(step.clause, step.chosen_by, previous)
     if lowered in _QUERY_PARAMETERS:
-        return _query_text(tokens, step.chosen_by) or (step.clause if required else "")
+        if required:
+            return _query_text(tokens, step.chosen_by) or step.clause
+        return _filter_text(step.clause, step.chosen_by)
     if required:
         return _remaining_text(step.clause, step.chosen_by) or step.clause
     return ""

@@ -9,6 +9,10 @@ as `lgos_demo-convert_units`). So it reads them like a model would.
 whose name and description share the most words with it (a name word counts
 3, a description word 1, stopwords nothing; at least 2 to count). A clause no
 tool fits joins the clause before it. The steps, in order, are the plan.
+A tool that makes a change (a verb of `WRITE_VERBS` in its name, as in
+`save_note`, or first in its description, "Save a note …") is chosen only
+when the clause asks for that verb, so "What notes do I have?" lists notes
+rather than saving one.
 
 `mcp_tools_arguments` then fills each step's arguments from the tool's JSON
 Schema; the vocabulary both read (`UNIT_ALIASES`, `STOPWORDS`, `SYNONYMS`,
@@ -27,6 +31,7 @@ __all__ = [
     "SYNONYMS",
     "TOKEN",
     "UNIT_ALIASES",
+    "WRITE_VERBS",
     "PlanStep",
     "best_tool",
     "normal_word",
@@ -61,11 +66,19 @@ STOPWORDS = frozenset({
 SYNONYMS = {
     "show": "list", "display": "list", "read": "list", "view": "list",
     "remember": "save", "store": "save", "keep": "save", "record": "save",
-    "jot": "save", "find": "search", "look": "search", "lookup": "search",
+    "jot": "save", "add": "save", "write": "save", "find": "search",
+    "look": "search", "lookup": "search",
     "doc": "documentation", "docs": "documentation", "turn": "convert",
     "change": "convert", "conversion": "convert",
 }  # fmt: skip
 """Everyday words the offline model also reads as the verb a tool is named for."""
+
+WRITE_VERBS = frozenset({
+    "save", "add", "create", "write", "delete", "remove", "update", "set", "send",
+    "post", "put", "insert", "edit", "append", "clear", "drop",
+})  # fmt: skip
+"""Name words of tools that change something: such a tool needs its verb (or a
+synonym of it) in the clause, never just a shared noun."""
 
 _CLAUSE_BREAK = re.compile(
     r"\s+(?:and\s+then|and|then)\s+|[,;](?=\s|$)|\.(?=\s|$)|[?!]+", re.IGNORECASE
@@ -133,8 +146,14 @@ def _name_words(name: str) -> set[str]:
 
 def _score(tool: Mapping[str, Any], words: set[str]) -> tuple[int, frozenset[str]]:
     function = tool.get("function", tool)
-    named = _name_words(str(function.get("name", ""))) & words
-    described = _words(str(function.get("description") or "")) & words - named
+    name_words = _name_words(str(function.get("name", "")))
+    description = str(function.get("description") or "")
+    first = TOKEN.findall(description)[:1]
+    changes = (name_words | {normal_word(word) for word in first}) & WRITE_VERBS
+    if not changes <= words:
+        return 0, frozenset()  # a change nobody asked for
+    named = name_words & words
+    described = _words(description) & words - named
     score = _NAME_WEIGHT * len(named) + _DESCRIPTION_WEIGHT * len(described)
     return score, frozenset(named | described)
 
