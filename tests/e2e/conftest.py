@@ -2,9 +2,11 @@
 and Debian's Chromium driven through Playwright.
 
 ``lgos_api`` runs ``lgos serve`` with the demo registry (offline model, no
-key) and ``chainlit_ui`` the Chainlit UI (``python -m lgos_chainlit``, chat
-history in a temporary SQLite database) pointing at it, each on a free
-loopback port, once per test session. ``page`` opens a fresh browser context
+key), ``mcp_server`` the demo MCP server (``python -m
+lgos_demo_api.mcp_server``, notes in a temporary file) and ``chainlit_ui``
+the Chainlit UI (``python -m lgos_chainlit``, chat history in a temporary
+SQLite database) pointing at both, as ``just demo --mcp`` does, each on a
+free loopback port, once per test session. ``page`` opens a fresh browser context
 (a new Chainlit session, signed out) per test; when the test fails it saves a
 full-page screenshot and prints both processes' output. ``open_chat`` signs
 in with the demo login.
@@ -14,6 +16,9 @@ lgos_demo_gateway serve`` (the pinned proxy of ``scripts/ensure-litellm.sh``,
 with the LGOS model sync) in front of ``lgos_api``, and ``bare_gateway`` the
 same pinned proxy on a configuration that lists LGOS's models with no
 ``model_info.lgos`` (no sync ran); ``start_chainlit`` starts a UI on either.
+``gateway`` also serves ``mcp_server``'s tools on its MCP endpoint (``/mcp``),
+and the UI behind it reaches them there, as ``just demo --gateway --mcp``
+sets it up.
 """
 
 from __future__ import annotations
@@ -260,11 +265,42 @@ def start_chainlit(
 
 
 @pytest.fixture(scope="session")
+def mcp_server(log_dir: Path) -> Iterator[Service]:
+    """The demo MCP server; ``url`` is its origin (the endpoint is ``/mcp``)."""
+    port = free_port()
+    env = base_env()
+    env["DEMO_MCP_NOTES_PATH"] = str(log_dir / "mcp" / "notes.json")
+    service = start_service(
+        "mcp",
+        [
+            sys.executable,
+            "-m",
+            "lgos_demo_api.mcp_server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=log_dir,
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}",
+        ready_path="/health",
+    )
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="session")
 def chainlit_ui(
-    lgos_api: Service, files_service: Service, log_dir: Path
+    lgos_api: Service, files_service: Service, mcp_server: Service, log_dir: Path
 ) -> Iterator[Service]:
     service = start_chainlit(
-        "chainlit", base_url=lgos_api.url, files_service=files_service, log_dir=log_dir
+        "chainlit",
+        base_url=lgos_api.url,
+        files_service=files_service,
+        log_dir=log_dir,
+        extra_env={"DEMO_CHAINLIT_MCP_URL": f"{mcp_server.url}/mcp"},
     )
     yield service
     service.stop()
@@ -316,9 +352,10 @@ def lgos_models(api: Service) -> list[str]:
 
 @pytest.fixture(scope="session")
 def gateway(
-    lgos_api: Service, log_dir: Path, litellm_executable: str
+    lgos_api: Service, mcp_server: Service, log_dir: Path, litellm_executable: str
 ) -> Iterator[Service]:
-    """``python -m lgos_demo_gateway serve`` in front of ``lgos_api``, synced.
+    """``python -m lgos_demo_gateway serve`` in front of ``lgos_api``, synced,
+    with ``mcp_server`` behind its MCP endpoint.
 
     Ready once its ``/model/info`` carries ``model_info.lgos`` for every
     graph LGOS serves.
@@ -333,6 +370,7 @@ def gateway(
             "DEMO_GATEWAY_MASTER_KEY": GATEWAY_KEY,
             "DEMO_GATEWAY_CONFIG_PATH": str(log_dir / "gateway" / "litellm.yaml"),
             "DEMO_GATEWAY_LITELLM": litellm_executable,
+            "DEMO_GATEWAY_MCP_URL": f"{mcp_server.url}/mcp",
         }
     )
     service = start_service(
@@ -422,12 +460,18 @@ def bare_gateway(
     service.stop()
 
 
-def gateway_ui_env() -> dict[str, str]:
-    """The UI's settings behind a gateway, as ``just demo --gateway`` sets them."""
-    return {
+def gateway_ui_env(mcp_gateway: Reachable | None = None) -> dict[str, str]:
+    """The UI's settings behind a gateway, as ``just demo --gateway`` sets them;
+    with ``mcp_gateway``, as ``just demo --gateway --mcp`` does (MCP tools from
+    that gateway's ``/mcp``, with the master key)."""
+    env = {
         "DEMO_CHAINLIT_OPENAI_API_KEY": GATEWAY_KEY,
         "DEMO_CHAINLIT_DISCOVERY": "litellm",
     }
+    if mcp_gateway is not None:
+        env["DEMO_CHAINLIT_MCP_URL"] = f"{mcp_gateway.url}/mcp"
+        env["DEMO_CHAINLIT_MCP_API_KEY"] = GATEWAY_KEY
+    return env
 
 
 @pytest.fixture(scope="session")
@@ -440,7 +484,7 @@ def chainlit_gateway_ui(
         base_url=f"{gateway.url}/v1",
         files_service=files_service,
         log_dir=log_dir,
-        extra_env=gateway_ui_env(),
+        extra_env=gateway_ui_env(gateway),
     )
     yield service
     service.stop()

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -56,6 +57,12 @@ from tests.e2e.test_chainlit_interrupts import (
     RESEARCH_TIMEOUT_MS,
     choice,
     set_switch,
+)
+from tests.e2e.test_chainlit_mcp import (
+    MCP_TOOLS,
+    attached_line,
+    convert_and_save,
+    server_notes,
 )
 from tests.waiting import wait_until
 
@@ -207,6 +214,30 @@ def test_commentary_citations_and_functions_through_the_gateway(
     expect(page.locator(ANSWERS).last).to_contain_text(
         'get_current_time(timezone="Asia/Tokyo") returned'
     )
+
+
+def test_mcp_tools_through_the_gateways_mcp_endpoint(
+    gateway_page: Any,
+    chainlit_gateway_ui: Service,
+    gateway: Service,
+    mcp_server: Service,
+) -> None:
+    # As `just demo --gateway --mcp` sets it up: the UI lists and calls the
+    # demo MCP server's tools through LiteLLM's /mcp, which names them
+    # lgos_demo-<tool>; the graph picks them all the same.
+    page = gateway_page
+    open_chat(page, chainlit_gateway_ui, "mcp")
+    attached = attached_line(page)
+    expect(attached).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    expect(attached).to_contain_text(f"{gateway.url}/mcp")
+    for tool in MCP_TOOLS:
+        expect(attached).to_contain_text(f"lgos_demo-{tool}")
+
+    convert_and_save(
+        page, tool_prefix="lgos_demo-", server=urlsplit(gateway.url).netloc
+    )
+    # The gateway called the demo server: the note is there.
+    assert server_notes(mcp_server.url)[0] == "5 mi = 8.047 km"
 
 
 def test_deep_research_plan_review_and_resume_through_the_gateway(

@@ -1,0 +1,157 @@
+"""End to end: MCP tools in the Chainlit UI, in Chromium.
+
+The stack is what ``just demo --mcp`` starts: ``mcp_server`` is the demo MCP
+server (``python -m lgos_demo_api.mcp_server``), and the UI, configured with
+its URL, is the MCP client: for the ``mcp`` graph (``lgos.features`` has
+``mcp_tools``) it lists the server's tools, sends them as function tools,
+runs each call the graph returns through MCP as a tool step, and sends the
+result back. The graph runs on the offline model, which picks the offered
+tools by their names and descriptions. Through the gateway:
+``test_chainlit_gateway``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import (
+    ANSWER_TIMEOUT_MS,
+    ANSWERS,
+    UI_TIMEOUT_MS,
+    Service,
+    open_chat,
+    send,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+TOOL_STEPS = '.step[data-step-type="tool"]'
+MCP_TOOLS = ("convert_units", "save_note", "list_notes", "search_corpus")
+REQUEST = "Convert 5 miles to km and save it as a note"
+
+
+def attached_line(page: Any) -> Any:
+    """The message naming the attached MCP server and its tools."""
+    return page.locator(ANSWERS, has_text=re.compile(r"MCP server\s+http"))
+
+
+def step_result(step: Any) -> dict[str, Any]:
+    """The JSON result an opened MCP tool step shows."""
+    found = re.search(r"Result\s+(\{.*\})", step.inner_text(), re.DOTALL)
+    assert found, step.inner_text()
+    return json.loads(found.group(1))
+
+
+def server_notes(server_url: str) -> list[str]:
+    """The texts of the notes the MCP server holds, newest first (``list_notes``)."""
+
+    async def read() -> list[str]:
+        async with (
+            streamable_http_client(f"{server_url}/mcp") as (read_stream, write, _),
+            ClientSession(read_stream, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("list_notes", {})
+            assert not result.isError, result
+            assert result.structuredContent is not None
+            return [note["text"] for note in result.structuredContent["notes"]]
+
+    # Playwright's sync API runs an event loop in this thread.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, read()).result(timeout=30)
+
+
+def convert_and_save(page: Any, *, tool_prefix: str, server: str) -> None:
+    """Ask for a conversion saved as a note; check the two MCP steps and the
+    answer written from their results.
+
+    Args:
+        page: The chat page, with the ``mcp`` graph open.
+        tool_prefix: How the UI names the tools (a gateway prefixes them).
+        server: The ``host:port`` of the MCP endpoint the UI calls.
+
+    """
+    send(page, REQUEST)
+    answer = page.locator(ANSWERS).last
+    expect(answer).to_contain_text("5 mi = 8.047 km", timeout=ANSWER_TIMEOUT_MS)
+    expect(answer).to_contain_text("Saved note")
+
+    steps = page.locator(TOOL_STEPS)
+    expect(steps).to_have_count(2)
+    convert, save = steps.all()
+    expect(convert).to_contain_text(f"Ran {tool_prefix}convert_units on MCP {server}")
+    expect(save).to_contain_text(f"Ran {tool_prefix}save_note on MCP {server}")
+    # Open, a step shows the call's arguments and the server's result.
+    expect(convert).to_contain_text('"from_unit": "mi"')
+    expect(convert).to_contain_text('"to_unit": "km"')
+    conversion = step_result(convert)
+    assert conversion["result"] == pytest.approx(8.04672)
+    assert conversion["text"] == "5 mi = 8.047 km"
+    # The second call used the first one's result.
+    expect(save).to_contain_text('"text": "5 mi = 8.047 km"')
+    saved = step_result(save)["note"]
+    assert saved["text"] == "5 mi = 8.047 km"
+    expect(answer).to_contain_text(f"Saved note {saved['id']}")
+
+
+def test_the_ui_attaches_the_mcp_server_and_the_graph_uses_two_of_its_tools(
+    page: Any, chainlit_ui: Service, mcp_server: Service
+) -> None:
+    open_chat(page, chainlit_ui, "mcp")
+    server = urlsplit(mcp_server.url).netloc
+    # The user sees which server and tools are attached.
+    attached = attached_line(page)
+    expect(attached).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    expect(attached).to_contain_text(f"{mcp_server.url}/mcp")
+    for tool in MCP_TOOLS:
+        expect(attached).to_contain_text(tool)
+
+    convert_and_save(page, tool_prefix="", server=server)
+    assert server_notes(mcp_server.url)[0] == "5 mi = 8.047 km"
+
+    # The note is read back through the same server in the next turn.
+    send(page, "What notes do I have?")
+    answers = page.locator(ANSWERS)
+    steps = page.locator(TOOL_STEPS)
+    expect(steps).to_have_count(3, timeout=ANSWER_TIMEOUT_MS)
+    expect(steps.last).to_contain_text(f"Ran list_notes on MCP {server}")
+    expect(answers.last).to_contain_text("5 mi = 8.047 km", timeout=ANSWER_TIMEOUT_MS)
+
+
+def test_a_failing_mcp_tool_comes_back_to_the_graph_as_its_output(
+    page: Any, chainlit_ui: Service, mcp_server: Service
+) -> None:
+    open_chat(page, chainlit_ui, "mcp")
+    server = urlsplit(mcp_server.url).netloc
+    expect(attached_line(page)).to_have_count(1, timeout=UI_TIMEOUT_MS)
+
+    # Kilograms are not a length: the server refuses the conversion.
+    send(page, "Convert 5 kg to km")
+    answers = page.locator(ANSWERS)
+    step = page.locator(TOOL_STEPS).last
+    expect(step).to_contain_text(
+        f"convert_units on MCP {server} failed", timeout=ANSWER_TIMEOUT_MS
+    )
+    expect(step).to_contain_text("Cannot convert kg (mass) to km (length)")
+    # The turn is not broken: the graph answers from the error it was sent.
+    expect(answers.last).to_contain_text(
+        "The convert_units tool failed: Cannot convert kg (mass) to km (length)",
+        timeout=ANSWER_TIMEOUT_MS,
+    )
+
+    # And the chat goes on.
+    send(page, "Convert 3 feet to m")
+    expect(answers.last).to_contain_text("3 ft = 0.9144 m", timeout=ANSWER_TIMEOUT_MS)
+    expect(page.locator(TOOL_STEPS).last).to_contain_text(
+        f"Ran convert_units on MCP {server}"
+    )
