@@ -5,7 +5,8 @@ the first `just demo` builds the image and starts every container; the UI
 chats, reviews a deep-research plan, runs research in the background on the
 Hatchet worker container, and charts an uploaded file through the Files
 service container; Ctrl-C stops every container; a second `just demo` finds
-the first run's chat in the history (the volumes were kept).
+the first run's chat in the history (the volumes were kept); `just demo
+--gateway --mcp` puts LiteLLM in front of the UI and of the demo MCP server.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from openai import OpenAI
 from playwright.sync_api import expect
 
 from tests.compose_stack.conftest import (
@@ -42,6 +44,7 @@ from tests.e2e.test_chainlit_interrupts import (
     choice,
     set_switch,
 )
+from tests.gateway.mcp_client import list_tools, mcp_turn
 from tests.procs import free_port
 from tests.waiting import wait_until
 
@@ -244,35 +247,75 @@ def test_a_second_just_demo_keeps_the_first_runs_history(
     )
 
 
-def test_just_demo_gateway_puts_litellm_in_front_of_the_ui(
+def test_just_demo_gateway_mcp_puts_litellm_in_front_of_the_ui_and_the_tools(
     page: Any, stack: ComposeStack, healthy: float
 ) -> None:
-    # The profile gateway (issue 20): the UI goes through LiteLLM and reads
-    # the models from its /model/info, which the LGOS model sync filled.
+    # The profiles gateway (issue 20) and mcp (issue 21): the UI goes through
+    # LiteLLM, reads the models from its /model/info, which the LGOS model sync
+    # filled, and reaches the demo MCP server through the gateway's /mcp.
     if stack.process is not None and stack.process.poll() is None:
         assert stack.interrupt() in (0, 130)
-    gateway_port = free_port()
+    gateway_port, mcp_port = free_port(), free_port()
     stack.env["DEMO_GATEWAY_PORT"] = str(gateway_port)
-    stack.start("--gateway")
-    print(
-        f"just demo --gateway to every service healthy: {stack.wait_healthy(extra=('gateway',)):.0f} s"
-    )
+    stack.env["DEMO_MCP_PORT"] = str(mcp_port)
+    stack.start("--gateway", "--mcp")
+    took = stack.wait_healthy(extra=("gateway", "mcp"))
+    print(f"just demo --gateway --mcp to every service healthy: {took:.0f} s")
+    gateway = f"http://127.0.0.1:{gateway_port}"
+    banner = stack.output()
+    assert f"LiteLLM gateway:       {gateway}/v1" in banner
     assert (
-        f"LiteLLM gateway:       http://127.0.0.1:{gateway_port}/v1" in stack.output()
-    )
+        f"MCP server:            http://127.0.0.1:{mcp_port}/mcp (the UI reaches it "
+        f"through the gateway's {gateway}/mcp)"
+    ) in banner
     info = httpx.get(
-        f"http://127.0.0.1:{gateway_port}/model/info",
+        f"{gateway}/model/info",
         headers={"Authorization": "Bearer lgos-demo"},
         timeout=30,
     ).json()["data"]
     synced = {entry["model_name"]: entry["model_info"].get("lgos") for entry in info}
     lgos = httpx.get(f"{stack.api_url}/models/chat", timeout=10).json()["lgos"]
     assert synced["chat"] == lgos
+    # The UI container is given the gateway's /mcp and its master key; the
+    # MCP server runs as the image's user.
+    ui_env = stack.compose("exec", "-T", "chainlit", "env")
+    assert "DEMO_CHAINLIT_MCP_URL=http://gateway:4000/mcp" in ui_env.splitlines()
+    assert "DEMO_CHAINLIT_MCP_API_KEY=lgos-demo" in ui_env.splitlines()
+    assert stack.compose("exec", "-T", "mcp", "id", "-un").strip() == "lgos"
+    # The gateway lists the demo server's tools (it reaches http://mcp:8005/mcp
+    # inside the network), prefixed with the server's name, as the server does.
+    key = {"Authorization": "Bearer lgos-demo"}
+    direct = {tool.name for tool in list_tools(f"http://127.0.0.1:{mcp_port}/mcp")}
+    through = {tool.name for tool in list_tools(f"{gateway}/mcp", key)}
+    assert {"convert_units", "save_note", "list_notes", "search_corpus"} <= direct
+    assert through == {f"lgos_demo-{name}" for name in direct}
+    # The turn the UI runs: the mcp graph through the gateway calls the tools
+    # through the gateway's /mcp; the note lands in the mcp_data volume.
+    with OpenAI(base_url=f"{gateway}/v1", api_key="lgos-demo", max_retries=0) as sdk:
+        calls, answer = mcp_turn(
+            sdk,
+            "mcp",
+            "Convert 5 miles to km and save it as a note",
+            f"{gateway}/mcp",
+            key,
+        )
+    assert [name for name, _, _ in calls] == [
+        "lgos_demo-convert_units",
+        "lgos_demo-save_note",
+    ]
+    assert "8.047 km" in answer
+    notes = stack.compose("exec", "-T", "mcp", "cat", "/data/mcp/notes.json")
+    assert "5 mi = 8.047 km" in notes
+    owner = stack.compose(
+        "exec", "-T", "mcp", "stat", "-c", "%U", "/data/mcp/notes.json"
+    )
+    assert owner.strip() == "lgos"
+    # The browser: the UI chats through the gateway with the synced settings.
     open_chat(page, stack, "chat")
     send(page, "Hello through the gateway")
-    answer = page.locator(ANSWERS).nth(1)
+    answer_item = page.locator(ANSWERS).nth(1)
     wait_until(
-        lambda: len(answer.inner_text().strip()) > 20,
+        lambda: len(answer_item.inner_text().strip()) > 20,
         timeout=ANSWER_TIMEOUT_MS / 1000,
         message="an answer through the gateway",
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import httpx
@@ -39,7 +40,10 @@ def with_session(
             await session.initialize()
             return await work(session)
 
-    return asyncio.run(run())
+    # In a thread of its own: the caller's thread may run an event loop
+    # already (Playwright's sync API does), where asyncio.run is refused.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(run())).result()
 
 
 def list_tools(url: str, headers: dict[str, str] | None = None) -> list[Tool]:
