@@ -1,8 +1,9 @@
 """The demo API and Files service as real processes, shared by the session.
 
 The documentation's code addresses them as ``http://127.0.0.1:8000`` and
-``http://127.0.0.1:8003``, as a reader running ``just demo`` would; the docs
-runner maps those origins to these processes. The client matrix
+``http://127.0.0.1:8003``, and the demo MCP server as ``http://127.0.0.1:8005``,
+as a reader running ``just demo --mcp`` would; the docs runner maps those
+origins to these processes. The client matrix
 (``tests/clients``) drives the same demo API with real OpenAI clients. Both
 run offline: free ports, the offline model without delay, temporary storage,
 a working directory without the developer's ``.env``.
@@ -24,6 +25,7 @@ from tests.procs import free_port, wait_http
 BIN = Path(sys.executable).parent
 DEMO_API = "http://127.0.0.1:8000"
 DEMO_FILES = "http://127.0.0.1:8003"
+DEMO_MCP = "http://127.0.0.1:8005"
 # Variables that would make the demo use a real provider or another service.
 SCRUBBED = ("OPENAI_", "DEMO_", "LGOS_", "HATCHET_", "LANGFUSE_", "OTEL_")
 
@@ -59,9 +61,10 @@ def _service(
 
 @pytest.fixture(scope="session")
 def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """Start the Files service and the demo API; map the documented origins."""
+    """Start the Files service, the demo API and the demo MCP server; map the
+    documented origins."""
     cwd = tmp_path_factory.mktemp("docs-services")
-    api_port, files_port = free_port(), free_port()
+    api_port, files_port, mcp_port = free_port(), free_port(), free_port()
     files_env = clean_env() | {
         "DEMO_FILES_STORAGE_URL": str(cwd / "files" / "objects"),
         "DEMO_FILES_DATABASE_URL": str(cwd / "files" / "metadata.sqlite3"),
@@ -95,9 +98,26 @@ def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
                 ready=f"http://127.0.0.1:{api_port}/v1/health",
             )
         )
+        stack.enter_context(
+            _service(
+                "mcp",
+                [
+                    sys.executable,
+                    "-m",
+                    "lgos_demo_api.mcp_server",
+                    "--port",
+                    str(mcp_port),
+                ],
+                env=clean_env()
+                | {"DEMO_MCP_NOTES_PATH": str(cwd / "mcp" / "notes.json")},
+                cwd=cwd,
+                ready=f"http://127.0.0.1:{mcp_port}/health",
+            )
+        )
         yield {
             DEMO_API: f"http://127.0.0.1:{api_port}",
             DEMO_FILES: f"http://127.0.0.1:{files_port}",
+            DEMO_MCP: f"http://127.0.0.1:{mcp_port}",
         }
 
 

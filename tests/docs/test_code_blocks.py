@@ -3,7 +3,7 @@
 Each page's ``python`` blocks run in order in a fresh subprocess and working
 directory (``tests.docs.runner``); its ``js`` blocks run as one ES module with
 Node, resolving the client packages of ``tests/clients/js``. Pages that
-address the demo API or Files service get real ones, offline
+address the demo API, Files service or MCP server get real ones, offline
 (``tests/demo_services.py``). Conventions are described in
 ``tests/docs/markdown_blocks.py``.
 """
@@ -20,7 +20,7 @@ import pytest
 
 from tests.clients.node_cells import JS as JS_CLIENTS
 from tests.clients.node_cells import node
-from tests.demo_services import DEMO_API, DEMO_FILES, clean_env
+from tests.demo_services import DEMO_API, DEMO_FILES, DEMO_MCP, clean_env
 from tests.docs.markdown_blocks import (
     JS,
     PYTHON,
@@ -58,7 +58,7 @@ def test_page_code_runs(
 ) -> None:
     code = "".join(b.code for b in python_blocks(page) if _runs(b))
     env = clean_env() | OFFLINE | {"PYTHONPATH": str(ROOT)}
-    if DEMO_API in code or DEMO_FILES in code:
+    if any(origin in code for origin in (DEMO_API, DEMO_FILES, DEMO_MCP)):
         env["LGOS_DOCS_URL_MAP"] = json.dumps(request.getfixturevalue("demo_url_map"))
     if "LGOS_POSTGRES_URI" in code:  # a fresh database (just test starts PostgreSQL)
         env["LGOS_POSTGRES_URI"] = request.getfixturevalue("postgres_uri")
@@ -100,7 +100,7 @@ def test_page_js_runs(
 ) -> None:
     code = "".join(b.code for b in js_blocks(page) if b.skip is None)
     url_map: dict[str, str] = {}
-    if DEMO_API in code or DEMO_FILES in code:
+    if any(origin in code for origin in (DEMO_API, DEMO_FILES, DEMO_MCP)):
         url_map = request.getfixturevalue("demo_url_map")
     result = _run_js(page, tmp_path, url_map, clean_env() | OFFLINE)
     if result.returncode != 0:
