@@ -165,6 +165,28 @@ def start_service(
     )
 
 
+def start_module(
+    name: str,
+    module: str,
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    log_dir: Path,
+    ready_path: str,
+) -> Service:
+    """Run ``python -m <module> --host 127.0.0.1 --port <free port>`` as ``name``."""
+    port = free_port()
+    return start_service(
+        name,
+        [sys.executable, "-m", module, "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        cwd=cwd,
+        log_dir=log_dir,
+        url=f"http://127.0.0.1:{port}",
+        ready_path=ready_path,
+    )
+
+
 @pytest.fixture(scope="session")
 def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("chainlit-e2e")
@@ -173,27 +195,17 @@ def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def files_service(log_dir: Path) -> Iterator[Service]:
     """The demo Files service, storing in a temporary folder."""
-    port = free_port()
     env = base_env()
     storage = log_dir / "files"
     env["DEMO_FILES_API_KEY"] = FILES_API_KEY
     env["DEMO_FILES_STORAGE_URL"] = str(storage / "objects")
     env["DEMO_FILES_DATABASE_URL"] = str(storage / "metadata.sqlite3")
-    service = start_service(
+    service = start_module(
         "files",
-        [
-            sys.executable,
-            "-m",
-            "lgos_demo_files",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        "lgos_demo_files",
         env=env,
         cwd=log_dir,
         log_dir=log_dir,
-        url=f"http://127.0.0.1:{port}",
         ready_path="/health",
     )
     yield service
@@ -237,7 +249,6 @@ def start_chainlit(
     extra_env: dict[str, str] | None = None,
 ) -> Service:
     """Start the Chainlit UI on ``base_url``, its history in ``log_dir/<name>-data``."""
-    port = free_port()
     env = base_env()
     env["DEMO_CHAINLIT_OPENAI_BASE_URL"] = base_url
     env["DEMO_CHAINLIT_FILES_BASE_URL"] = f"{files_service.url}/v1"
@@ -245,21 +256,12 @@ def start_chainlit(
     # History and the generated auth secret live in the test's folder.
     env["DEMO_CHAINLIT_DATA_DIR"] = str(log_dir / f"{name}-data")
     env.update(extra_env or {})
-    return start_service(
+    return start_module(
         name,
-        [
-            sys.executable,
-            "-m",
-            "lgos_chainlit",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        "lgos_chainlit",
         env=env,
         cwd=REPO,
         log_dir=log_dir,
-        url=f"http://127.0.0.1:{port}",
         ready_path="/auth/config",
     )
 
@@ -267,24 +269,14 @@ def start_chainlit(
 @pytest.fixture(scope="session")
 def mcp_server(log_dir: Path) -> Iterator[Service]:
     """The demo MCP server; ``url`` is its origin (the endpoint is ``/mcp``)."""
-    port = free_port()
     env = base_env()
     env["DEMO_MCP_NOTES_PATH"] = str(log_dir / "mcp" / "notes.json")
-    service = start_service(
+    service = start_module(
         "mcp",
-        [
-            sys.executable,
-            "-m",
-            "lgos_demo_api.mcp_server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        "lgos_demo_api.mcp_server",
         env=env,
         cwd=log_dir,
         log_dir=log_dir,
-        url=f"http://127.0.0.1:{port}",
         ready_path="/health",
     )
     yield service
