@@ -13,7 +13,7 @@ import asyncio
 from typing import Any
 
 from fastapi import FastAPI
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import interrupt
@@ -174,15 +174,28 @@ async def bare(body: dict[str, Any]) -> dict[str, Any]:
 _BARE_GRAPH = trivial_graph()
 
 
+_BARE_ROLES: dict[str, type[BaseMessage]] = {
+    "user": HumanMessage,
+    "assistant": AIMessage,
+    "system": SystemMessage,
+}
+
+
 @bare_app.post("/bare-graph")
 async def bare_graph(body: dict[str, Any]) -> dict[str, Any]:
     """Run the trivial graph with ``ainvoke`` behind a plain route.
 
     The least any server can do to answer with the graph: no protocol, no
-    validation beyond JSON, no telemetry. It is a diagnostic beside the
-    floor, not a target.
+    validation beyond JSON, no telemetry. ``input`` is a string or a list of
+    ``{"role", "content"}`` messages, built with LangChain's constructors.
+    It is a diagnostic beside the floor, not a target.
     """
-    result = await _BARE_GRAPH.ainvoke({"messages": [HumanMessage(body["input"])]})
+    given = body["input"]
+    if isinstance(given, str):
+        messages: list[BaseMessage] = [HumanMessage(given)]
+    else:
+        messages = [_BARE_ROLES[item["role"]](item["content"]) for item in given]
+    result = await _BARE_GRAPH.ainvoke({"messages": messages})
     return {"object": "bare", "output_text": result["messages"][-1].text}
 
 

@@ -150,7 +150,18 @@ def ratios(figures: dict[str, Any]) -> dict[str, Any]:
     interrupt = figures.get("interrupt_postgres", {})
     if "ratio" in interrupt:
         out["interrupt_round_trip_vs_plain"] = _ratio(
-            interrupt["ratio"], None, "pause + resume p50 / plain request p50"
+            interrupt["ratio"], "<= 2.00", "pause + resume p50 / plain request p50"
+        )
+    if "vs_floor" in interrupt:
+        out["interrupt_round_trip_vs_floor"] = _ratio(
+            interrupt["vs_floor"],
+            None,
+            "pause + resume p50 / in-process AsyncPostgresSaver pause + resume p50",
+        )
+        out["interrupt_floor_vs_plain"] = _ratio(
+            interrupt["floor_ratio"],
+            None,
+            "in-process AsyncPostgresSaver pause + resume p50 / plain request p50",
         )
     for engine, data in figures.get("background", {}).items():
         if "ratio" in data:
@@ -223,6 +234,12 @@ def _lifecycle(figures: dict[str, Any]) -> list[str]:
             f"resume {interrupt['resume_p50_ms']:.2f} ms"
         )
         rows.append(_stat("interrupt pause→resume", interrupt["round_trip"], legs))
+        if "floor" in interrupt:  # results from before the floor have none
+            floor_legs = (
+                f"pause {interrupt['floor_pause_p50_ms']:.2f} + "
+                f"resume {interrupt['floor_resume_p50_ms']:.2f} ms"
+            )
+            rows.append(_stat("interrupt floor", interrupt["floor"], floor_legs))
     for engine, data in figures.get("background", {}).items():
         if "skipped" in data:
             notes.append(f"background ({engine}): skipped — {data['skipped']}")
@@ -253,16 +270,31 @@ def _scaling(figures: dict[str, Any]) -> list[str]:
         lines += ["", *_rows(rows)]
     lengths = figures.get("conversation")
     if lengths:
-        rows = [("messages", "direct/s", "bare/s", "lgos/s", "floor/s", "lgos/floor")]
+        rows = [
+            (
+                "messages",
+                "direct/s",
+                "bare/s",
+                "bare_graph/s",
+                "lgos/s",
+                "floor/s",
+                "lgos/floor",
+                "lgos/bare_graph",
+            )
+        ]
         for length, data in lengths.items():
+            # Results from before the bare_graph column have no such figure.
+            bare_graph = data.get("bare_graph")
             rows.append(
                 (
                     length,
                     f"{data['direct']['rate']:.0f}",
                     f"{data['bare']['rate']:.0f}",
+                    f"{bare_graph['rate']:.0f}" if bare_graph else "–",
                     f"{data['responses']['rate']:.0f}",
                     f"{data['floor']:.0f}",
                     f"{data['ratio']:.2f}",
+                    f"{data['vs_bare_graph']:.2f}" if bare_graph else "–",
                 )
             )
         lines += ["", *_rows(rows)]

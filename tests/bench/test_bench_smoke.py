@@ -135,10 +135,14 @@ def test_cost_as_work_grows(results: dict[str, Any]) -> None:
     assert list(lengths) == ["1", "100"]
     assert lengths["100"]["body_bytes"] > 50 * lengths["1"]["body_bytes"]
     for data in lengths.values():
-        for name in ("direct", "bare", "responses"):
+        for name in ("direct", "bare", "bare_graph", "responses"):
             check_stat(data[name])
         expected = 1 / (1 / data["direct"]["rate"] + 1 / data["bare"]["rate"])
         assert math.isclose(data["floor"], expected)
+        assert math.isclose(
+            data["vs_bare_graph"],
+            data["responses"]["rate"] / data["bare_graph"]["rate"],
+        )
     streams = figures["concurrent_streams"]
     assert list(streams) == ["1", "20"]
     for level, data in streams.items():
