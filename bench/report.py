@@ -270,31 +270,19 @@ def _scaling(figures: dict[str, Any]) -> list[str]:
         lines += ["", *_rows(rows)]
     lengths = figures.get("conversation")
     if lengths:
-        rows = [
-            (
-                "messages",
-                "direct/s",
-                "bare/s",
-                "bare_graph/s",
-                "lgos/s",
-                "floor/s",
-                "lgos/floor",
-                "lgos/bare_graph",
-            )
-        ]
+        header = "messages direct/s bare/s bare_graph/s lgos/s floor/s lgos/floor"
+        rows = [(*header.split(), "lgos/bare_graph")]
         for length, data in lengths.items():
-            # Results from before the bare_graph column have no such figure.
-            bare_graph = data.get("bare_graph")
+            graph = data.get("bare_graph")  # none in results from before it
             rows.append(
                 (
                     length,
-                    f"{data['direct']['rate']:.0f}",
-                    f"{data['bare']['rate']:.0f}",
-                    f"{bare_graph['rate']:.0f}" if bare_graph else "–",
+                    *(f"{data[name]['rate']:.0f}" for name in ("direct", "bare")),
+                    f"{graph['rate']:.0f}" if graph else "–",
                     f"{data['responses']['rate']:.0f}",
                     f"{data['floor']:.0f}",
                     f"{data['ratio']:.2f}",
-                    f"{data['vs_bare_graph']:.2f}" if bare_graph else "–",
+                    f"{data['vs_bare_graph']:.2f}" if graph else "–",
                 )
             )
         lines += ["", *_rows(rows)]
