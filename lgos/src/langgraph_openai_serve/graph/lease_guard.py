@@ -7,12 +7,18 @@ exit checkpoint when a run ends, cancelled or not. :class:`LeaseGuardedSaver`
 wraps the graph's checkpointer for one run and refuses every write (a
 checkpoint, pending writes, a deletion) once the lease is known lost, so what
 the new holder reads stays what the last legitimate holder wrote.
+
+A checkpointer whose writes of a leased thread run on the lease's own session
+(:class:`LeaseSessionSaver`, such as
+``integrations.postgres_saver.LeaseSessionPostgresSaver``) needs no check
+before each write: a session that ended, freeing the lease, runs nothing
+more, so a write that lands proves the lease held.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -25,7 +31,16 @@ from langgraph.checkpoint.base import (
 
 from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
 
-__all__ = ["LeaseGuardedSaver"]
+__all__ = ["LeaseGuardedSaver", "LeaseSessionSaver"]
+
+
+@runtime_checkable
+class LeaseSessionSaver(Protocol):
+    """A checkpointer that may write a leased thread on the lease's session."""
+
+    def writes_on_lease(self, lease: Lease) -> bool:
+        """Whether writes of ``lease``'s thread run on the lease's own session."""
+        ...
 
 
 class LeaseGuardedSaver(BaseCheckpointSaver):
@@ -51,7 +66,13 @@ class LeaseGuardedSaver(BaseCheckpointSaver):
 
     async def _acheck(self) -> None:
         # Asked right before the write: a lease lost since the last periodic
-        # check is caught here, not after the write.
+        # check is caught here, not after the write. A write on the lease's
+        # session proves the lease itself.
+        if self.lease.lost.is_set():
+            raise LeaseLostError
+        saver = self.saver
+        if isinstance(saver, LeaseSessionSaver) and saver.writes_on_lease(self.lease):
+            return
         if not await self.lease.holds():
             raise LeaseLostError
 

@@ -1,10 +1,12 @@
 """PostgreSQL coordination for interrupt runs (extra ``postgres``).
 
 :class:`PostgresRunCoordinator` provides the cross-process, single-flight
-interrupt-run lease on PostgreSQL session advisory locks. Checkpoints and
-application data use LangGraph's own ``AsyncPostgresSaver`` and
-``AsyncPostgresStore``; :func:`setup_storage` applies their migrations once
-across processes that start together.
+interrupt-run lease on PostgreSQL session advisory locks.
+:class:`~.postgres_saver.LeaseSessionPostgresSaver` is LangGraph's
+``AsyncPostgresSaver`` running a leased run's checkpoint I/O on the lease's
+own session. Application data uses LangGraph's ``AsyncPostgresStore``;
+:func:`setup_storage` applies the migrations once across processes that
+start together.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -35,6 +38,7 @@ __all__ = [
     "LEASE_CHECK_SECONDS",
     "LEASE_CHECK_TIMEOUT_SECONDS",
     "LEASE_SLOT_WAIT_SECONDS",
+    "LeaseSession",
     "PostgresRunCoordinator",
     "advisory_lock_id",
     "setup_storage",
@@ -64,6 +68,23 @@ def _background(work: Awaitable[None]) -> None:
     task = asyncio.ensure_future(work)
     _TASKS.add(task)  # keep a reference until it is done
     task.add_done_callback(_TASKS.discard)
+
+
+@dataclass(slots=True, eq=False)
+class LeaseSession:
+    """A held lease's PostgreSQL session: its connection, and who may use it.
+
+    Attributes:
+        connection: The pooled connection holding the advisory lock.
+        lease: The lease it holds.
+        lock: Serializes the session's statements: the lease's checks and
+            the checkpoint I/O of :class:`LeaseSessionPostgresSaver`.
+
+    """
+
+    connection: Any
+    lease: Lease
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def advisory_lock_id(key: str) -> int:
@@ -119,6 +140,11 @@ class PostgresRunCoordinator:
         self._check_seconds = check_seconds
         self._check_timeout = check_timeout_seconds
         self._slot_wait = slot_wait_seconds
+        self._sessions: dict[str, LeaseSession] = {}
+
+    def session(self, key: str) -> LeaseSession | None:
+        """Return the session of the lease this process holds on ``key``, if any."""
+        return self._sessions.get(key)
 
     @asynccontextmanager
     async def lease(self, key: str) -> AsyncIterator[Lease]:
@@ -158,23 +184,26 @@ class PostgresRunCoordinator:
                 await self._pool.putconn(connection)
                 raise RunBusyError(key)
             lease = Lease(key)
+            session = LeaseSession(connection, lease)
             backend = connection.info.backend_pid
 
             async def confirm() -> bool:
-                return await self._confirm(connection, backend, lease)
+                return await self._confirm(session, backend)
 
             lease.confirm = confirm
             watch = asyncio.ensure_future(self._watch(confirm))
+            self._sessions[key] = session
             try:
                 yield lease
             finally:
+                del self._sessions[key]
                 with anyio.CancelScope(shield=True):
                     watch.cancel()
                     await asyncio.wait((watch,))
                 if lease.lost.is_set():
                     await self._discard(connection)
                 else:
-                    await self._release(connection, lock_id)
+                    await self._release(session, lock_id)
         finally:
             self._slots.release()
 
@@ -184,15 +213,22 @@ class PostgresRunCoordinator:
             if not await confirm():
                 return
 
-    async def _confirm(self, connection: Any, backend: int, lease: Lease) -> bool:
+    async def _confirm(self, session: LeaseSession, backend: int) -> bool:
         """Check the lock's session now; mark the lease lost if it is gone.
 
         A check that does not answer within the timeout counts as lost at
         once (psycopg's own query cancellation could take as long again); the
         session is then ended from another connection, so that PostgreSQL
         frees the lock for another process instead of keeping it until its
-        own TCP keepalive gives up.
+        own TCP keepalive gives up. The check waits, untimed, for checkpoint
+        I/O running on the session: that I/O cannot land once the session has
+        ended, and fails then.
         """
+        lease = session.lease
+        async with session.lock:
+            return await self._check(session.connection, backend, lease)
+
+    async def _check(self, connection: Any, backend: int, lease: Lease) -> bool:
         if lease.lost.is_set():
             return False
         check = asyncio.ensure_future(connection.execute("select 1"))
@@ -221,13 +257,15 @@ class PostgresRunCoordinator:
                     "Could not end the silent lease session %s", backend, exc_info=True
                 )
 
-    async def _release(self, connection: Any, lock_id: int) -> None:
+    async def _release(self, session: LeaseSession, lock_id: int) -> None:
+        connection = session.connection
         with anyio.move_on_after(_RELEASE_SECONDS, shield=True):
             try:
-                cursor = await connection.execute(
-                    "select pg_advisory_unlock(%s) as unlocked", (lock_id,)
-                )
-                row = await cursor.fetchone()
+                async with session.lock:  # after I/O still running on it
+                    cursor = await connection.execute(
+                        "select pg_advisory_unlock(%s) as unlocked", (lock_id,)
+                    )
+                    row = await cursor.fetchone()
                 if row and row["unlocked"]:
                     await self._pool.putconn(connection)
                     return

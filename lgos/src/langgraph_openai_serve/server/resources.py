@@ -77,7 +77,6 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
             run_coordinator=InMemoryRunCoordinator(),
         )
         return
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.store.postgres.aio import AsyncPostgresStore
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
@@ -85,6 +84,9 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
     from langgraph_openai_serve.integrations.postgres import (
         PostgresRunCoordinator,
         setup_storage,
+    )
+    from langgraph_openai_serve.integrations.postgres_saver import (
+        LeaseSessionPostgresSaver,
     )
 
     pool = AsyncConnectionPool(
@@ -104,13 +106,15 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
     )
     async with pool:
         await pool.wait()
-        checkpointer = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+        coordinator = PostgresRunCoordinator(
+            pool, max_concurrent_leases=settings.postgres_pool_size - 2
+        )
+        # A leased run's checkpoint I/O runs on its lease's session.
+        checkpointer = LeaseSessionPostgresSaver(pool, coordinator)
         store = AsyncPostgresStore(pool)  # type: ignore[arg-type]
         await setup_storage(pool, [checkpointer.setup, store.setup])
         yield ServerResources(
             checkpointer=checkpointer,
             store=store,
-            run_coordinator=PostgresRunCoordinator(
-                pool, max_concurrent_leases=settings.postgres_pool_size - 2
-            ),
+            run_coordinator=coordinator,
         )

@@ -1,0 +1,131 @@
+"""LangGraph's PostgreSQL checkpointer, doing a leased run's I/O on its lease.
+
+:class:`LeaseSessionPostgresSaver` is what ``lgos serve`` checkpoints with on
+PostgreSQL: an ``AsyncPostgresSaver`` whose reads, writes and deletions of a
+thread leased by this process's
+:class:`~langgraph_openai_serve.integrations.postgres.PostgresRunCoordinator`
+run on the connection holding the lease.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+try:
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+except ImportError as exc:  # pragma: no cover - depends on installed extras
+    msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
+    raise ImportError(msg) from exc
+
+from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
+from langgraph_openai_serve.integrations.postgres import (
+    LeaseSession,
+    PostgresRunCoordinator,
+)
+
+__all__ = ["LeaseSessionPostgresSaver"]
+
+
+class LeaseSessionPostgresSaver(AsyncPostgresSaver):
+    """``AsyncPostgresSaver`` doing a leased thread's I/O on the lease's session.
+
+    While this process holds ``coordinator``'s lease on a thread (the
+    checkpoint key is the thread ID), every read, write and deletion of that
+    thread runs on the connection holding the lease's advisory lock instead
+    of a pooled one: a run costs one pool checkout, and a write that lands
+    proves the lease held when it landed (a session that ended, which freed
+    the lock, can run nothing more), so no separate check must precede it.
+    A statement failing because the session ended marks the lease lost and
+    raises :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError`.
+    Other threads go through the pool, as with ``AsyncPostgresSaver``.
+
+    Args:
+        conn: The pool (or connection) for threads leased elsewhere or not
+            at all.
+        coordinator: The process's run coordinator.
+        serde: LangGraph's serializer, as for ``AsyncPostgresSaver``.
+
+    """
+
+    def __init__(
+        self,
+        conn: Any,
+        coordinator: PostgresRunCoordinator,
+        *,
+        serde: Any = None,
+    ) -> None:
+        super().__init__(conn, serde=serde)
+        self.coordinator: PostgresRunCoordinator | None = coordinator
+
+    def writes_on_lease(self, lease: Lease) -> bool:
+        """Whether ``lease``'s thread's writes run on the lease's own session."""
+        coordinator = self.coordinator
+        if coordinator is None:
+            return False
+        session = coordinator.session(lease.key)
+        return session is not None and session.lease is lease
+
+    def _bound(self, thread_id: Any) -> tuple[AsyncPostgresSaver, LeaseSession] | None:
+        coordinator = self.coordinator
+        if coordinator is None or not isinstance(thread_id, str):
+            return None
+        session = coordinator.session(thread_id)
+        if session is None:
+            return None
+        bound = copy.copy(self)  # the same serializer, on the lease's session
+        bound.coordinator = None
+        bound.conn = session.connection
+        bound.lock = session.lock
+        return bound, session
+
+    async def _run(self, thread_id: Any, call: Callable[[Any], Awaitable[Any]]) -> Any:
+        bound = self._bound(thread_id)
+        if bound is None:  # not leased here: through the pool
+            return await call(self)
+        saver, session = bound
+        try:
+            return await call(saver)
+        except psycopg.OperationalError as exc:
+            if not (session.connection.closed or session.connection.broken):
+                raise
+            session.lease.lost.set()
+            raise LeaseLostError from exc
+
+    async def aget_tuple(self, config: Any) -> Any:
+        """Read a checkpoint, on the lease's session when the thread is leased."""
+        return await self._run(
+            config["configurable"]["thread_id"],
+            lambda saver: AsyncPostgresSaver.aget_tuple(saver, config),
+        )
+
+    async def aput(
+        self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any
+    ) -> Any:
+        """Write a checkpoint, on the lease's session when the thread is leased."""
+        return await self._run(
+            config["configurable"]["thread_id"],
+            lambda saver: AsyncPostgresSaver.aput(
+                saver, config, checkpoint, metadata, new_versions
+            ),
+        )
+
+    async def aput_writes(
+        self, config: Any, writes: Any, task_id: str, task_path: str = ""
+    ) -> None:
+        """Write pending writes, on the lease's session when the thread is leased."""
+        await self._run(
+            config["configurable"]["thread_id"],
+            lambda saver: AsyncPostgresSaver.aput_writes(
+                saver, config, writes, task_id, task_path
+            ),
+        )
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete a thread, on the lease's session when it is leased."""
+        await self._run(
+            str(thread_id),
+            lambda saver: AsyncPostgresSaver.adelete_thread(saver, thread_id),
+        )

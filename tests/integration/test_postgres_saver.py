@@ -1,0 +1,140 @@
+"""LeaseSessionPostgresSaver: a leased thread's checkpoint I/O on its lease's session."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import psycopg
+import pytest
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import Command, interrupt
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
+from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
+from langgraph_openai_serve.integrations.postgres import (
+    PostgresRunCoordinator,
+    advisory_lock_id,
+)
+from langgraph_openai_serve.integrations.postgres_saver import (
+    LeaseSessionPostgresSaver,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def pool(postgres_uri: str) -> AsyncIterator[AsyncConnectionPool]:
+    pool = AsyncConnectionPool(
+        postgres_uri,
+        min_size=1,
+        max_size=4,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+    )
+    await pool.open(wait=True)
+    yield pool
+    await pool.close()
+
+
+class CountingPool(AsyncConnectionPool):
+    """Counts checkouts."""
+
+    checkouts = 0
+
+    async def getconn(self, *args: Any, **kwargs: Any) -> Any:
+        type(self).checkouts += 1
+        return await super().getconn(*args, **kwargs)
+
+
+def _graph(saver: Any) -> Any:
+    def ask(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(f"said {interrupt('?')}")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    return builder.compile(checkpointer=saver)
+
+
+async def _saver(pool: AsyncConnectionPool) -> tuple[Any, PostgresRunCoordinator]:
+    coordinator = PostgresRunCoordinator(
+        pool, max_concurrent_leases=2, check_seconds=60
+    )
+    saver = LeaseSessionPostgresSaver(pool, coordinator)
+    await saver.setup()
+    return saver, coordinator
+
+
+async def test_a_leased_run_uses_only_its_lease_connection(
+    postgres_uri: str,
+) -> None:
+    pool = CountingPool(
+        postgres_uri,
+        min_size=1,
+        max_size=4,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+    )
+    await pool.open(wait=True)
+    try:
+        saver, coordinator = await _saver(pool)
+        graph = _graph(saver)
+        config: Any = {"configurable": {"thread_id": "leased-thread"}}
+        CountingPool.checkouts = 0
+        async with coordinator.lease("leased-thread") as lease:
+            assert isinstance(lease, Lease)
+            await graph.ainvoke({"messages": []}, config, durability="exit")
+            state = await graph.aget_state(config)
+            assert state.interrupts
+            done = await graph.ainvoke(Command(resume="yes"), config, durability="exit")
+            assert done["messages"][-1].text == "said yes"
+            await saver.adelete_thread("leased-thread")
+        assert CountingPool.checkouts == 1  # the lease's own connection
+        assert await saver.aget_tuple(config) is None  # unleased: the pool
+        assert CountingPool.checkouts == 2
+    finally:
+        await pool.close()
+
+
+async def test_a_write_on_an_ended_session_loses_the_lease(
+    pool: AsyncConnectionPool, postgres_uri: str
+) -> None:
+    saver, coordinator = await _saver(pool)
+    graph = _graph(saver)
+    config: Any = {"configurable": {"thread_id": "ended-thread"}}
+    async with coordinator.lease("ended-thread") as lease:
+        assert lease is not None
+        # The guard asks nothing before a write on the lease's session.
+        guarded = LeaseGuardedSaver(saver, lease)
+        asked: list[bool] = []
+        confirm = lease.confirm
+
+        async def counted() -> bool:
+            asked.append(True)
+            assert confirm is not None
+            return await confirm()
+
+        lease.confirm = counted
+        run = graph.copy(update={"checkpointer": guarded})
+        await run.ainvoke({"messages": []}, config, durability="exit")
+        assert asked == []
+        with psycopg.connect(postgres_uri, autocommit=True) as admin:
+            admin.execute(
+                "select pg_terminate_backend(pid) from pg_locks"
+                " where locktype = 'advisory' and objid = %s",
+                (advisory_lock_id("ended-thread") & 0xFFFFFFFF,),
+            )
+        with pytest.raises(LeaseLostError):
+            await run.ainvoke(Command(resume="yes"), config, durability="exit")
+        assert lease.lost.is_set()
+    # Nothing was written after the pause; the thread is free for another.
+    async with PostgresRunCoordinator(pool, max_concurrent_leases=1).lease(
+        "ended-thread"
+    ):
+        state = await graph.aget_state(config)
+        assert state.interrupts
+        await saver.adelete_thread("ended-thread")
