@@ -127,6 +127,21 @@ def test_the_ui_attaches_the_mcp_server_and_the_graph_uses_two_of_its_tools(
     expect(steps.last).to_contain_text(f"Ran list_notes on MCP {server}")
     expect(answers.last).to_contain_text("5 mi = 8.047 km", timeout=ANSWER_TIMEOUT_MS)
 
+    # Reopened, the thread has its steps and shows the attached server once,
+    # as it stands now: the notice is never saved, so openings do not pile up
+    # (each opening connects twice, and each used to save one more).
+    expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
+    thread_url = page.url
+    for _ in range(2):
+        page.goto(thread_url)
+        expect(page.locator(TOOL_STEPS)).to_have_count(3, timeout=UI_TIMEOUT_MS)
+        expect(attached_line(page)).to_have_count(1, timeout=UI_TIMEOUT_MS)
+        page.wait_for_timeout(2_000)  # a second connection's notice would be here
+        expect(attached_line(page)).to_have_count(1)
+    # And the tools work in the reopened chat.
+    send(page, "Convert 2 km to m")
+    expect(answers.last).to_contain_text("2 km = 2000 m", timeout=ANSWER_TIMEOUT_MS)
+
 
 def test_a_failing_mcp_tool_comes_back_to_the_graph_as_its_output(
     page: Any, chainlit_ui: Service, mcp_server: Service

@@ -44,6 +44,7 @@ from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.persistence import (
     AUTH_SECRET_ENV,
+    TRANSIENT,
     LgosDataLayer,
     ensure_auth_secret,
     resolve_database_url,
@@ -412,6 +413,37 @@ async def test_threads_steps_and_state_round_trip(layer: LgosDataLayer) -> None:
 
     await layer.delete_thread(thread_id)
     assert await layer.get_thread(thread_id) is None
+
+
+async def test_transient_messages_are_shown_but_never_saved(
+    layer: LgosDataLayer,
+) -> None:
+    user = await layer.create_user(User(identifier="demo"))
+    assert user is not None
+    thread_id = str(uuid.uuid4())
+    await layer.update_thread(thread_id, name="MCP", user_id=user.id)
+
+    def message(text: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": str(uuid.uuid4()),
+            "threadId": thread_id,
+            "name": "LGOS",
+            "type": "assistant_message",
+            "output": text,
+            "streaming": False,
+            "metadata": metadata,
+            "createdAt": "2026-01-01T00:00:00Z",
+        }
+
+    kept = message("5 mi = 8.047 km", {})
+    notice = message("MCP server http://mcp:8005/mcp: convert_units", {TRANSIENT: True})
+    for step in (kept, notice, notice):  # created, then updated
+        await in_chainlit(thread_id, lambda step=step: layer.create_step(step))  # type: ignore[arg-type]
+    await in_chainlit(thread_id, lambda: layer.update_step(notice))  # type: ignore[arg-type]
+
+    thread = await layer.get_thread(thread_id)
+    assert thread is not None
+    assert [step.get("output") for step in thread["steps"]] == ["5 mi = 8.047 km"]
 
 
 async def test_state_waits_for_chainlit_to_create_the_thread(

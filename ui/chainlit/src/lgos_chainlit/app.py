@@ -57,7 +57,7 @@ from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.literal_text import protect_markdown
 from lgos_chainlit.loop_hooks import finalize_async_generators_in_tasks
-from lgos_chainlit.mcp_chat import attach_mcp_tools, retry_mcp_tools
+from lgos_chainlit.mcp_chat import attach_mcp_tools, retry_mcp_tools, show_mcp_notice
 from lgos_chainlit.model_catalog import (
     discover_models,
     first_model_id,
@@ -150,11 +150,15 @@ async def chat_profiles(
     return chat_profiles_for(models, settings.default_model)
 
 
-async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | None:
+async def _open_chat(
+    client: AsyncOpenAI, *, welcome: bool, resumed: bool = False
+) -> ChatSession | None:
     """Load the selected model into the user session and show its settings.
 
     A saved state in the user session (a resumed thread) is restored: the
-    model it was saved for, its ledger, settings and pending pause.
+    model it was saved for, its ledger, settings and pending pause. A
+    ``resumed`` thread shows its MCP notice after its history (see
+    :func:`resume_chat`).
     """
     settings = get_settings()
     saved = cl.user_session.get(STATE_KEY)
@@ -187,7 +191,7 @@ async def _open_chat(client: AsyncOpenAI, *, welcome: bool) -> ChatSession | Non
         await cl.Message(content=protect_markdown(session.welcome)).send()
     if session.notice:
         await cl.Message(content=protect_markdown(session.notice)).send()
-    await attach_mcp_tools(session)
+    await attach_mcp_tools(session, notify=not resumed)
     widgets = session.widgets
     if widgets:
         await cl.ChatSettings(widgets).send()
@@ -223,7 +227,7 @@ async def resume_chat(thread: ThreadDict) -> None:
     waiting task of an ended chat stops without a request or a message.
     """
     thread_id = thread.get("id")
-    session = await _open_chat(lgos_client(), welcome=False)
+    session = await _open_chat(lgos_client(), welcome=False, resumed=True)
     if session is None:
         return
     pause = session.conversation.pending
@@ -256,7 +260,10 @@ async def resume_chat(thread: ThreadDict) -> None:
                 logger.debug("Thread %s was left while its files came back", thread_id)
                 return
             logger.exception("Showing the files of thread %s again failed", thread_id)
-        if session.conversation.pending is not None and not chat_ended():
+        if chat_ended():
+            return
+        await show_mcp_notice(session)
+        if session.conversation.pending is not None:
             await ask_next(session, reminder=True, history=thread)
 
     asyncio.create_task(  # noqa: RUF006 - short-lived, logs itself

@@ -53,6 +53,7 @@ from lgos_chainlit.settings import ChainlitSettings
 __all__ = [
     "AUTH_SECRET_ENV",
     "SQLITE_FILE",
+    "TRANSIENT",
     "LgosDataLayer",
     "ensure_auth_secret",
     "resolve_database_url",
@@ -61,6 +62,10 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 SQLITE_FILE = "chainlit.sqlite3"
+TRANSIENT = "lgos_transient"
+"""A message whose ``metadata`` has this key set is shown, never saved: it
+says how things stand now (say, which MCP tools are attached), and a
+reopened thread shows it afresh instead of collecting one per opening."""
 AUTH_SECRET_ENV = "CHAINLIT_AUTH_SECRET"
 AUTH_SECRET_FILE = "chainlit-auth-secret"
 
@@ -199,8 +204,10 @@ class LgosDataLayer(SQLAlchemyDataLayer):
         reopened thread showed the step unfinished. Here the writes of one
         step run one at a time, in the order the tasks started, which is the
         order Chainlit created them; ``update_step`` and ``delete_step`` go
-        through the same queue.
+        through the same queue. A step marked :data:`TRANSIENT` is not saved.
         """
+        if (step_dict.get("metadata") or {}).get(TRANSIENT):
+            return  # shown, not saved (see TRANSIENT)
         async with self._in_call_order(str(step_dict.get("id"))):
             await super().create_step(step_dict)
 
