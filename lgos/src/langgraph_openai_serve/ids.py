@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["new_id"]
+__all__ = ["new_id", "uuid4_strings"]
 
 _POOL_BYTES = 4096  # 256 identifiers per read of the system's random source
 
@@ -51,3 +51,22 @@ def new_id(prefix: str) -> str:
     (``os.urandom``), as in a version-4 UUID.
     """
     return f"{prefix}_{_pool.take16().hex()}"
+
+
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
+
+
+def uuid4_strings(count: int) -> list[str]:
+    """Return ``count`` random version-4 UUIDs as ``str(uuid.uuid4())`` spells them.
+
+    One read of ``os.urandom`` serves them all; each takes 122 random bits,
+    with the version and variant bits set as RFC 4122 requires.
+    """
+    digits = os.urandom(16 * count).hex()
+    out = []
+    for start in range(0, 32 * count, 32):
+        h = digits[start : start + 32]
+        out.append(
+            f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+        )
+    return out

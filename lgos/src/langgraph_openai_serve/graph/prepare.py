@@ -39,6 +39,7 @@ from langgraph_openai_serve.graph.interrupt import (
     instructions_digest,
     resume_values,
 )
+from langgraph_openai_serve.graph.message_ids import graph_messages
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import (
@@ -266,7 +267,9 @@ async def prepare_run(
             request=request,
             config=config,
             graph=graph,
-            graph_input=await config.build_input(request, list(messages)),
+            graph_input=await config.build_input(
+                request, graph_messages(config, graph, messages)
+            ),
             context=context,
             runnable_config=runnable_config,
             _usage=usage,
@@ -296,7 +299,9 @@ async def prepare_run(
         elif pending is None:
             # A leftover without pending interrupts is a dead run: start afresh.
             await _delete_thread(graph, key)
-            graph_input = await config.build_input(request, list(messages))
+            graph_input = await config.build_input(
+                request, graph_messages(config, graph, messages)
+            )
             recorded = instructions_digest(instructions)
         else:
             graph_input = None
