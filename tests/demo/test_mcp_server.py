@@ -211,7 +211,10 @@ async def test_search_corpus_returns_the_offline_search_passages(
     ]
     assert len(content["results"]) == 2
     assert content["results"][0]["url"].startswith("http://127.0.0.1:8002/pages/")
-    assert content["text"].startswith("Found 2 passages for 'checkpointer subgraph': ")
+    links = "; ".join(f"[{r.title}]({r.url})" for r in expected)
+    assert content["text"] == (
+        f"Found 2 passages for 'checkpointer subgraph': {links}."
+    )
     none = await call(server, "search_corpus", query="zzzzqqqq")
     assert none.structuredContent is not None
     assert none.structuredContent["results"] == []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -48,6 +49,8 @@ __all__ = [
     "result_output",
     "tools_from_listing",
 ]
+
+logger = logging.getLogger(__name__)
 
 MCP_TOOLS_FEATURE = "mcp_tools"
 """The ``lgos.features`` value of graphs that take the client's MCP tools."""
@@ -269,6 +272,9 @@ class McpTool:
         try:
             result = await self.server.call_tool(self.mcp_name, arguments)
         except McpFailure as exc:
+            logger.warning(
+                "MCP tool %s on %s failed: %s", self.mcp_name, self.server.url, exc
+            )
             return _error(f"{self.mcp_name} failed on {self.server.url}: {exc}"), False
         return result_output(result)
 

@@ -180,8 +180,9 @@ def _without_tools(said: str, tools: Sequence[dict[str, Any]], choice: Any) -> s
     if not tools:
         return (
             f"{said} Your client attached no MCP tools, so I can only answer in "
-            "text. In the demo UI, start the stack with `just demo --mcp` to "
-            "attach the demo MCP server."
+            "text. The demo UI attaches the tools of its MCP server "
+            "(`just demo --mcp`) when it can reach it: its notice above says "
+            "whether it did."
         )
     names = ", ".join(f"`{tool_name(tool)}`" for tool in tools)
     if choice == "none":

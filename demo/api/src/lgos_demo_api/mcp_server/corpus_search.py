@@ -51,7 +51,8 @@ async def search_corpus(query: str, limit: int, base_url: str) -> CorpusResults:
         CorpusPassage(title=r.title, url=r.url, snippet=r.snippet) for r in found
     ]
     if results:
-        titles = "; ".join(result.title for result in results)
+        # Markdown links, so an answer quoting the summary links the pages.
+        titles = "; ".join(f"[{result.title}]({result.url})" for result in results)
         count = f"{len(results)} passage{'s' if len(results) != 1 else ''}"
         text = f"Found {count} for {query!r}: {titles}."
     else:
