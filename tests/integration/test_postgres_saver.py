@@ -8,6 +8,7 @@ from typing import Any
 import psycopg
 import pytest
 from langchain_core.messages import AIMessage
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import Command, interrupt
 from psycopg.rows import dict_row
@@ -138,3 +139,40 @@ async def test_a_write_on_an_ended_session_loses_the_lease(
         state = await graph.aget_state(config)
         assert state.interrupts
         await saver.adelete_thread("ended-thread")
+
+
+async def test_a_leased_thread_is_read_once_until_it_is_written(
+    pool: AsyncConnectionPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saver, coordinator = await _saver(pool)
+    graph = _graph(saver)
+    config: Any = {"configurable": {"thread_id": "read-once"}}
+    queried: list[Any] = []
+    original = AsyncPostgresSaver.aget_tuple
+
+    async def counted(self: Any, config: Any) -> Any:
+        queried.append(config)
+        return await original(self, config)
+
+    monkeypatch.setattr(AsyncPostgresSaver, "aget_tuple", counted)
+    async with coordinator.lease("read-once"):
+        await saver.adelete_thread("read-once")
+        assert await saver.aget_tuple(config) is None  # deleted: nothing to read
+        await graph.ainvoke({"messages": []}, config, durability="exit")
+        assert queried == []  # the graph's own first read found the thread empty
+        first = await saver.aget_tuple(config)
+        assert first is not None and len(queried) == 1
+        first.checkpoint["channel_versions"]["changed"] = 1  # as LangGraph does
+        again = await saver.aget_tuple(config)
+        assert again is not None and len(queried) == 1
+        assert "changed" not in again.checkpoint["channel_versions"]
+        assert again.pending_writes == first.pending_writes
+        done = await graph.ainvoke(Command(resume="yes"), config, durability="exit")
+        assert done["messages"][-1].text == "said yes"
+        assert len(queried) == 1  # the resume's first read was the one above
+        latest = await saver.aget_tuple(config)  # written since: read again
+        assert latest is not None and latest.checkpoint["id"] != first.checkpoint["id"]
+        assert len(queried) == 2
+        await saver.adelete_thread("read-once")
+    assert await saver.aget_tuple(config) is None  # unleased: a query again
+    assert len(queried) == 3

@@ -78,13 +78,19 @@ class LeaseSession:
         connection: The pooled connection holding the advisory lock.
         lease: The lease it holds.
         lock: Serializes the session's statements: the lease's checks and
-            the checkpoint I/O of :class:`LeaseSessionPostgresSaver`.
+            the checkpoint I/O of
+            :class:`~.postgres_saver.LeaseSessionPostgresSaver`.
+        reads: That checkpointer's reads of the thread since its last write
+            (the lease makes this session the thread's only writer).
+        writes: How many writes it started on the thread.
 
     """
 
     connection: Any
     lease: Lease
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    reads: dict[Any, Any] = field(default_factory=dict)
+    writes: int = 0
 
 
 def advisory_lock_id(key: str) -> int:

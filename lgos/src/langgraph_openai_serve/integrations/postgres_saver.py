@@ -4,7 +4,8 @@
 PostgreSQL: an ``AsyncPostgresSaver`` whose reads, writes and deletions of a
 thread leased by this process's
 :class:`~langgraph_openai_serve.integrations.postgres.PostgresRunCoordinator`
-run on the connection holding the lease.
+run on the connection holding the lease, and a checkpoint it read is not read
+again until it writes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from langgraph.checkpoint.base import CheckpointTuple
 
 try:
     import psycopg
@@ -28,6 +31,39 @@ from langgraph_openai_serve.integrations.postgres import (
 
 __all__ = ["LeaseSessionPostgresSaver"]
 
+_EMPTY = object()
+"""A ``LeaseSession.reads`` key: the thread was deleted, every read finds nothing."""
+
+
+def _config(config: Any) -> Any:
+    if not config:
+        return config
+    return {**config, "configurable": dict(config.get("configurable", {}))}
+
+
+def _copy(found: CheckpointTuple | None) -> CheckpointTuple | None:
+    """Copy what a consumer may change in place (LangGraph updates versions)."""
+    if found is None:
+        return None
+    checkpoint: Any = found.checkpoint
+    copied: Any = {
+        **checkpoint,
+        "channel_values": dict(checkpoint["channel_values"]),
+        "channel_versions": dict(checkpoint["channel_versions"]),
+        "versions_seen": {
+            node: dict(seen) for node, seen in checkpoint["versions_seen"].items()
+        },
+    }
+    metadata: Any = dict(found.metadata) if found.metadata is not None else None
+    writes = found.pending_writes
+    return CheckpointTuple(
+        config=_config(found.config),
+        checkpoint=copied,
+        metadata=metadata,
+        parent_config=_config(found.parent_config),
+        pending_writes=list(writes) if writes is not None else None,
+    )
+
 
 class LeaseSessionPostgresSaver(AsyncPostgresSaver):
     """``AsyncPostgresSaver`` doing a leased thread's I/O on the lease's session.
@@ -41,6 +77,11 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
     A statement failing because the session ended marks the lease lost and
     raises :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError`.
     Other threads go through the pool, as with ``AsyncPostgresSaver``.
+
+    The lease also makes the session the thread's only writer, so a leased
+    thread's checkpoint is read once until the next write: LGOS reads the
+    pause before it runs the graph, and the graph's own first read is then
+    answered from that read (a copy; a deleted thread reads as empty).
 
     Args:
         conn: The pool (or connection) for threads leased elsewhere or not
@@ -86,46 +127,85 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
         if bound is None:  # not leased here: through the pool
             return await call(self)
         saver, session = bound
+        return await self._on(session, call(saver))
+
+    @staticmethod
+    async def _on(session: LeaseSession, work: Awaitable[Any]) -> Any:
         try:
-            return await call(saver)
+            return await work
         except psycopg.OperationalError as exc:
             if not (session.connection.closed or session.connection.broken):
                 raise
             session.lease.lost.set()
             raise LeaseLostError from exc
 
+    @staticmethod
+    def _write(session: LeaseSession) -> int:
+        """Forget the session's reads before a write; return the write's number."""
+        session.reads.clear()
+        session.writes += 1
+        return session.writes
+
     async def aget_tuple(self, config: Any) -> Any:
         """Read a checkpoint, on the lease's session when the thread is leased."""
-        return await self._run(
-            config["configurable"]["thread_id"],
-            lambda saver: AsyncPostgresSaver.aget_tuple(saver, config),
-        )
+        configurable = config["configurable"]
+        bound = self._bound(configurable["thread_id"])
+        if bound is None:
+            return await AsyncPostgresSaver.aget_tuple(self, config)
+        saver, session = bound
+        reads = session.reads
+        if _EMPTY in reads:
+            return None
+        key = (configurable.get("checkpoint_ns", ""), configurable.get("checkpoint_id"))
+        if key in reads:
+            return _copy(reads[key])
+        writes = session.writes
+        found = await self._on(session, AsyncPostgresSaver.aget_tuple(saver, config))
+        if session.writes == writes:  # no write started meanwhile
+            reads[key] = _copy(found)
+        return found
 
     async def aput(
         self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any
     ) -> Any:
         """Write a checkpoint, on the lease's session when the thread is leased."""
-        return await self._run(
-            config["configurable"]["thread_id"],
-            lambda saver: AsyncPostgresSaver.aput(
-                saver, config, checkpoint, metadata, new_versions
-            ),
+        bound = self._bound(config["configurable"]["thread_id"])
+        if bound is None:
+            return await AsyncPostgresSaver.aput(
+                self, config, checkpoint, metadata, new_versions
+            )
+        saver, session = bound
+        self._write(session)
+        return await self._on(
+            session,
+            AsyncPostgresSaver.aput(saver, config, checkpoint, metadata, new_versions),
         )
 
     async def aput_writes(
         self, config: Any, writes: Any, task_id: str, task_path: str = ""
     ) -> None:
         """Write pending writes, on the lease's session when the thread is leased."""
-        await self._run(
-            config["configurable"]["thread_id"],
-            lambda saver: AsyncPostgresSaver.aput_writes(
-                saver, config, writes, task_id, task_path
-            ),
+        bound = self._bound(config["configurable"]["thread_id"])
+        if bound is None:
+            await AsyncPostgresSaver.aput_writes(
+                self, config, writes, task_id, task_path
+            )
+            return
+        saver, session = bound
+        self._write(session)
+        await self._on(
+            session,
+            AsyncPostgresSaver.aput_writes(saver, config, writes, task_id, task_path),
         )
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete a thread, on the lease's session when it is leased."""
-        await self._run(
-            str(thread_id),
-            lambda saver: AsyncPostgresSaver.adelete_thread(saver, thread_id),
-        )
+        bound = self._bound(str(thread_id))
+        if bound is None:
+            await AsyncPostgresSaver.adelete_thread(self, thread_id)
+            return
+        saver, session = bound
+        number = self._write(session)
+        await self._on(session, AsyncPostgresSaver.adelete_thread(saver, thread_id))
+        if session.writes == number:  # nothing written since: the thread is empty
+            session.reads[_EMPTY] = None

@@ -61,9 +61,11 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
 
     With ``LGOS_POSTGRES_URI``: one connection pool (autocommit, no prepared
     statements, mapping rows, TCP keepalives, each connection checked before
-    it is handed out) shared by LangGraph's ``AsyncPostgresSaver``
-    and ``AsyncPostgresStore`` — migrated at start-up under a retried
-    advisory lock — and a ``PostgresRunCoordinator``. Without it: in-memory
+    it is handed out) shared by a ``PostgresRunCoordinator``, LangGraph's
+    ``AsyncPostgresStore`` and the checkpointer, LangGraph's
+    ``AsyncPostgresSaver`` doing a leased run's I/O on its lease's session
+    (``LeaseSessionPostgresSaver``) — migrated at start-up under a retried
+    advisory lock. Without it: in-memory
     equivalents, valid for one process only.
 
     Yields:
