@@ -15,7 +15,11 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import psycopg
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.types import Command
 
+from bench.apps import approval_graph
 from bench.figures import RESPONSES_BODY, Bench
 from bench.harness import (
     FACTORY,
@@ -80,6 +84,11 @@ async def interrupt_round_trip(
     ``lgos_interrupt`` call returned) and the resume (lease, checkpoint read,
     run to the end, checkpoint deleted). ``plain`` is one request of the same
     three nodes without the interrupt and checkpointer, on the same server.
+    ``floor`` is the same pause and resume done in this process with
+    LangGraph's own ``AsyncPostgresSaver`` on one connection to the same
+    database: ``ainvoke`` until the interrupt, ``ainvoke(Command(resume=...))``
+    to the answer, then ``adelete_thread``, with the exit durability LGOS
+    runs interrupt graphs with — the storage work any server must do.
 
     Raises:
         Skipped: PostgreSQL is not reachable.
@@ -88,51 +97,87 @@ async def interrupt_round_trip(
     with postgres_database(postgres_uri) as uri:
         env = {"LGOS_POSTGRES_URI": uri}
         with Server.lgos(env=env, name="lgos-postgres") as server:
-            url = f"{server.base}/v1/responses"
-            pause_body = encode({"model": "approval", "input": "x"})
-            legs: dict[str, list[float]] = {"pause": [], "resume": []}
+            async with AsyncPostgresSaver.from_conn_string(uri) as saver:
+                return await _interrupt_figures(bench, server, saver)
 
-            async def round_trip() -> None:
-                start = time.perf_counter()
-                paused = await post(bench.session, url, pause_body)
-                middle = time.perf_counter()
-                call = next(
-                    item
-                    for item in paused["output"]
-                    if item["type"] == "function_call"
-                    and item["name"] == "lgos_interrupt"
-                )
-                resume = {
-                    "model": "approval",
-                    "previous_response_id": paused["id"],
-                    "input": [
-                        {
-                            "type": "function_call_output",
-                            "call_id": call["call_id"],
-                            "output": "approve",
-                        }
-                    ],
+
+async def _interrupt_figures(
+    bench: Bench, server: Server, saver: AsyncPostgresSaver
+) -> dict[str, Any]:
+    """Measure plain, LGOS's round trip and the in-process floor, interleaved."""
+    graph = approval_graph(saver)  # the server migrated the tables
+    floor_legs: dict[str, list[float]] = {"pause": [], "resume": []}
+
+    async def floor() -> None:
+        config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        start = time.perf_counter()
+        paused = await graph.ainvoke(
+            {"messages": [HumanMessage("x")]}, config, durability="exit"
+        )
+        middle = time.perf_counter()
+        if not paused.get("__interrupt__"):
+            raise RuntimeError("the floor's graph did not pause")
+        done = await graph.ainvoke(Command(resume="approve"), config, durability="exit")
+        await saver.adelete_thread(config["configurable"]["thread_id"])
+        end = time.perf_counter()
+        if done["messages"][-1].text != "Decision: approve":
+            raise RuntimeError("unexpected floor answer")
+        floor_legs["pause"].append(middle - start)
+        floor_legs["resume"].append(end - middle)
+
+    url = f"{server.base}/v1/responses"
+    pause_body = encode({"model": "approval", "input": "x"})
+    legs: dict[str, list[float]] = {"pause": [], "resume": []}
+
+    async def round_trip() -> None:
+        start = time.perf_counter()
+        paused = await post(bench.session, url, pause_body)
+        middle = time.perf_counter()
+        call = next(
+            item
+            for item in paused["output"]
+            if item["type"] == "function_call" and item["name"] == "lgos_interrupt"
+        )
+        resume = {
+            "model": "approval",
+            "previous_response_id": paused["id"],
+            "input": [
+                {
+                    "type": "function_call_output",
+                    "call_id": call["call_id"],
+                    "output": "approve",
                 }
-                done = await post(bench.session, url, encode(resume))
-                end = time.perf_counter()
-                if done["output"][-1]["content"][0]["text"] != "Decision: approve":
-                    raise RuntimeError("unexpected resume answer")
-                legs["pause"].append(middle - start)
-                legs["resume"].append(end - middle)
+            ],
+        }
+        done = await post(bench.session, url, encode(resume))
+        end = time.perf_counter()
+        if done["output"][-1]["content"][0]["text"] != "Decision: approve":
+            raise RuntimeError("unexpected resume answer")
+        legs["pause"].append(middle - start)
+        legs["resume"].append(end - middle)
 
-            plain = bench.responses_call(
-                {"model": "approval-plain", "input": "x"},
-                text="Decision: approve",
-                base=server.base,
-            )
-            out: dict[str, Any] = await compare(
-                {"plain": plain, "round_trip": round_trip},
-                bench.seconds,
-                warmup=bench.warmup,
-            )
+    plain = bench.responses_call(
+        {"model": "approval-plain", "input": "x"},
+        text="Decision: approve",
+        base=server.base,
+    )
+    out: dict[str, Any] = await compare(
+        {"plain": plain, "round_trip": round_trip, "floor": floor},
+        bench.seconds,
+        warmup=bench.warmup,
+        cpu={
+            "plain": server.cpu_seconds,
+            "round_trip": server.cpu_seconds,
+            "floor": time.process_time,
+        },
+    )
     for leg, values in legs.items():
         out[f"{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
+    for leg, values in floor_legs.items():
+        out[f"floor_{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
     out["ratio"] = out["round_trip"]["p50_ms"] / out["plain"]["p50_ms"]
+    out["floor_ratio"] = out["floor"]["p50_ms"] / out["plain"]["p50_ms"]
+    out["vs_floor"] = out["round_trip"]["p50_ms"] / out["floor"]["p50_ms"]
     return out
 
 

@@ -152,17 +152,13 @@ def ratios(figures: dict[str, Any]) -> dict[str, Any]:
         out["interrupt_round_trip_vs_plain"] = _ratio(
             interrupt["ratio"], "<= 2.00", "pause + resume p50 / plain request p50"
         )
-    if "vs_floor" in interrupt:
-        out["interrupt_round_trip_vs_floor"] = _ratio(
-            interrupt["vs_floor"],
-            None,
-            "pause + resume p50 / in-process AsyncPostgresSaver pause + resume p50",
-        )
-        out["interrupt_floor_vs_plain"] = _ratio(
-            interrupt["floor_ratio"],
-            None,
-            "in-process AsyncPostgresSaver pause + resume p50 / plain request p50",
-        )
+    floor = "in-process AsyncPostgresSaver pause + resume p50"
+    for name, key, text in (
+        ("round_trip_vs_floor", "vs_floor", f"LGOS / {floor}"),
+        ("floor_vs_plain", "floor_ratio", f"{floor} / plain"),
+    ):
+        if key in interrupt:
+            out[f"interrupt_{name}"] = _ratio(interrupt[key], None, text)
     for engine, data in figures.get("background", {}).items():
         if "ratio" in data:
             out[f"background_{engine}_vs_plain"] = _ratio(
@@ -235,11 +231,12 @@ def _lifecycle(figures: dict[str, Any]) -> list[str]:
         )
         rows.append(_stat("interrupt pause→resume", interrupt["round_trip"], legs))
         if "floor" in interrupt:  # results from before the floor have none
-            floor_legs = (
-                f"pause {interrupt['floor_pause_p50_ms']:.2f} + "
-                f"resume {interrupt['floor_resume_p50_ms']:.2f} ms"
+            pause, resume = (
+                interrupt["floor_pause_p50_ms"],
+                interrupt["floor_resume_p50_ms"],
             )
-            rows.append(_stat("interrupt floor", interrupt["floor"], floor_legs))
+            legs = f"pause {pause:.2f} + resume {resume:.2f} ms"
+            rows.append(_stat("interrupt floor", interrupt["floor"], legs))
     for engine, data in figures.get("background", {}).items():
         if "skipped" in data:
             notes.append(f"background ({engine}): skipped — {data['skipped']}")

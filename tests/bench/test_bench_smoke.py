@@ -113,6 +113,26 @@ def test_interrupt_and_background(results: dict[str, Any]) -> None:
         interrupt["ratio"],
         interrupt["round_trip"]["p50_ms"] / interrupt["plain"]["p50_ms"],
     )
+    # The floor: LangGraph's own saver doing the same pause and resume in process.
+    check_stat(interrupt["floor"])
+    assert interrupt["floor_pause_p50_ms"] > 0 and interrupt["floor_resume_p50_ms"] > 0
+    assert interrupt["floor"]["cpu_ms"] > 0 and interrupt["round_trip"]["cpu_ms"] > 0
+    assert math.isclose(
+        interrupt["vs_floor"],
+        interrupt["round_trip"]["p50_ms"] / interrupt["floor"]["p50_ms"],
+    )
+    assert math.isclose(
+        interrupt["floor_ratio"],
+        interrupt["floor"]["p50_ms"] / interrupt["plain"]["p50_ms"],
+    )
+    for name, key in (
+        ("interrupt_round_trip_vs_plain", "ratio"),
+        ("interrupt_round_trip_vs_floor", "vs_floor"),
+        ("interrupt_floor_vs_plain", "floor_ratio"),
+    ):
+        assert results["ratios"][name]["value"] == interrupt[key]
+    assert results["ratios"]["interrupt_round_trip_vs_plain"]["target"] == "<= 2.00"
+    assert "interrupt floor" in results["stdout"]
     background = results["figures"]["background"]
     memory = background["memory"]
     check_stat(memory["plain"])
