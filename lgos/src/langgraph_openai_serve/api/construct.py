@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 MessageT = TypeVar("MessageT", bound=BaseMessage)
 
+_set = object.__setattr__  # past pydantic's __setattr__, as model_construct sets them
+
 # Field values the self-check builds with, covering every field LGOS passes.
 _PROBES: tuple[dict[str, Any], ...] = (
     {"content": "probe"},
@@ -70,18 +72,21 @@ class MessageBuilder(Generic[MessageT]):
         self._checked: bool | None = None
 
     def _build(self, content: Any, fields: dict[str, Any]) -> MessageT:
-        values = dict(self._defaults)
+        values = self._defaults.copy()
         for name, kind in self._mutable:
             values[name] = kind()
         values["content"] = content
-        values.update(fields)
-        message = self._cls.__new__(self._cls)
-        object.__setattr__(message, "__dict__", values)
-        object.__setattr__(message, "__pydantic_fields_set__", {"content", *fields})
-        object.__setattr__(
-            message, "__pydantic_extra__", None if self._extra is None else {}
-        )
-        object.__setattr__(message, "__pydantic_private__", None)
+        if fields:
+            values.update(fields)
+            given = {"content", *fields}
+        else:
+            given = {"content"}
+        cls = self._cls
+        message = cls.__new__(cls)
+        _set(message, "__dict__", values)
+        _set(message, "__pydantic_fields_set__", given)
+        _set(message, "__pydantic_extra__", None if self._extra is None else {})
+        _set(message, "__pydantic_private__", None)
         return message
 
     def _same_as_constructor(self) -> bool:

@@ -137,6 +137,8 @@ def input_messages(request: ResponseCreateRequest) -> list[BaseMessage]:
         messages.append(human_message(request.input))
         return messages
     kinds: dict[str, str] = {}  # call_id -> "function" | "custom"
+    outputs = False
+    interrupt_calls: set[str] = set()
     for index, item in enumerate(request.input):
         if isinstance(item, MessageItem):
             messages.append(_message(item, index))
@@ -146,6 +148,8 @@ def input_messages(request: ResponseCreateRequest) -> list[BaseMessage]:
                     item.arguments, param=f"input[{index}].arguments"
                 )
                 kinds.setdefault(item.call_id, "function")
+                if item.name == INTERRUPT_FUNCTION_NAME:
+                    interrupt_calls.add(item.call_id)
             else:
                 # LangChain passes a custom tool's free-form input as one argument.
                 args = {"__arg1": item.input}
@@ -158,6 +162,7 @@ def input_messages(request: ResponseCreateRequest) -> list[BaseMessage]:
             }
             _append_call(messages, call)
         elif isinstance(item, FunctionCallOutputItem | CustomToolCallOutputItem):
+            outputs = True
             kind = "function" if isinstance(item, FunctionCallOutputItem) else "custom"
             if kinds.get(item.call_id, kind) != kind:
                 raise InvalidRequestError(
@@ -168,12 +173,14 @@ def input_messages(request: ResponseCreateRequest) -> list[BaseMessage]:
         elif isinstance(item, WebSearchCallItem):
             # A finished built-in search: history for the graph's model.
             messages.append(AIMessage(content=[item.model_dump()]))
-    check_tool_exchanges(messages, param="input")
-    _refuse_replayed_answers(request.input)
+    if kinds or outputs:  # else there is no call and no output to match
+        check_tool_exchanges(messages, param="input")
+    if interrupt_calls:
+        _refuse_replayed_answers(request.input, interrupt_calls)
     return messages
 
 
-def _refuse_replayed_answers(items: list[Any]) -> None:
+def _refuse_replayed_answers(items: list[Any], interrupt_calls: set[str]) -> None:
     """Refuse interrupt answers sent as history instead of as a resume.
 
     A client that replays the paused Response's ``lgos_interrupt`` call with
@@ -181,14 +188,8 @@ def _refuse_replayed_answers(items: list[Any]) -> None:
     without ``auto_previous_response_id``) would start the operation afresh
     and be asked again, forever. Answers in the trailing items (after the
     last message) are refused; earlier ones are history and stay allowed.
+    ``interrupt_calls`` are the call IDs of the replayed interrupt calls.
     """
-    interrupt_calls = {
-        item.call_id
-        for item in items
-        if isinstance(item, FunctionCallItem) and item.name == INTERRUPT_FUNCTION_NAME
-    }
-    if not interrupt_calls:
-        return
     for index in range(len(items) - 1, -1, -1):
         item = items[index]
         if isinstance(item, MessageItem):
