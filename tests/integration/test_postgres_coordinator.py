@@ -14,6 +14,7 @@ from langgraph_openai_serve.graph.coordinator import RunBusyError
 from langgraph_openai_serve.integrations.postgres import (
     PostgresRunCoordinator,
     advisory_lock_id,
+    check_connection,
 )
 
 pytestmark = pytest.mark.anyio
@@ -153,3 +154,38 @@ async def test_a_terminated_session_is_found_at_once_by_confirm(
     assert _locks_held(postgres_uri, "run-1") == 0
     async with PostgresRunCoordinator(pools[1], max_concurrent_leases=1).lease("run-1"):
         pass  # free for another process
+
+
+async def test_the_pool_check_asks_the_server_only_when_it_spoke(
+    postgres_uri: str,
+) -> None:
+    # A quiet connection passes without a query; one whose session the
+    # server ended (a restart, pg_terminate_backend) fails the check.
+    connection = await psycopg.AsyncConnection.connect(postgres_uri, autocommit=True)
+    try:
+        sent: list[str] = []
+        execute = connection.execute
+
+        async def counted(query: str, *args: object) -> object:
+            sent.append(query)
+            return await execute(query, *args)
+
+        connection.execute = counted  # type: ignore[method-assign]
+        await check_connection(connection)
+        assert sent == []
+        backend = connection.info.backend_pid
+        with psycopg.connect(postgres_uri, autocommit=True) as admin:
+            admin.execute("select pg_terminate_backend(%s)", (backend,))
+        for _ in range(50):  # until the server's goodbye has arrived
+            await asyncio.sleep(0.02)
+            try:
+                await check_connection(connection)
+            except psycopg.OperationalError:
+                break
+        else:
+            pytest.fail("the check never saw the ended session")
+        assert sent
+    finally:
+        await connection.close()
+    with pytest.raises(psycopg.OperationalError):
+        await check_connection(connection)  # closed

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import select
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -41,6 +42,7 @@ __all__ = [
     "LeaseSession",
     "PostgresRunCoordinator",
     "advisory_lock_id",
+    "check_connection",
     "setup_storage",
 ]
 
@@ -91,6 +93,33 @@ class LeaseSession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     reads: dict[Any, Any] = field(default_factory=dict)
     writes: int = 0
+
+
+async def check_connection(connection: Any) -> None:
+    """Check a pooled connection, asking the server only when it spoke unasked.
+
+    A pool ``check`` for ``AsyncConnectionPool(check=...)``: psycopg_pool's
+    ``check_connection`` (an empty query: one round trip per checkout) runs
+    only when the connection is closed or broken, or when its socket has
+    something to read. An idle connection in autocommit receives nothing
+    until it sends a query, unless the server ended the session (a restart,
+    ``pg_terminate_backend``: it sends the error and closes the socket) or
+    notifies it, so a quiet socket is a live session as far as any check
+    could tell without waiting for the network.
+
+    Raises:
+        Exception: What psycopg_pool's check raises for a dead connection.
+
+    """
+    try:
+        quiet = (
+            not (connection.closed or connection.broken)
+            and not select.select([connection.fileno()], [], [], 0)[0]
+        )
+    except (OSError, ValueError):
+        quiet = False
+    if not quiet:
+        await AsyncConnectionPool.check_connection(connection)
 
 
 def advisory_lock_id(key: str) -> int:

@@ -85,6 +85,7 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
 
     from langgraph_openai_serve.integrations.postgres import (
         PostgresRunCoordinator,
+        check_connection,
         setup_storage,
     )
     from langgraph_openai_serve.integrations.postgres_saver import (
@@ -102,8 +103,9 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
             **_KEEPALIVES,
         },
         # After a database restart or failover the pooled connections are
-        # dead: check each before handing it out.
-        check=AsyncConnectionPool.check_connection,
+        # dead: check each before handing it out (a query only when its
+        # socket has something to read: the server ended the session).
+        check=check_connection,
         open=False,
     )
     async with pool:
