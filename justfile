@@ -28,7 +28,7 @@ bench SECONDS="3" *ARGS: sync
     bash scripts/ensure-postgres.sh
     uv run --frozen --no-sync python -m bench.run --seconds {{ SECONDS }} {{ ARGS }}
 
-# Docs site: `just docs` builds it into site/ (strict), `just docs serve` previews it on :8005
+# Docs site: `just docs` builds it into site/ (strict), `just docs serve` previews it on :8008
 docs COMMAND="build": sync
     #!/usr/bin/env bash
     set -euo pipefail
@@ -39,7 +39,7 @@ docs COMMAND="build": sync
                echo "Built site/; preview it with: just docs serve" ;;
         # Ctrl-C ends the preview: a normal stop, not "Aborted!" and a failed recipe.
         serve) uv run --frozen --no-sync python scripts/docs-serve.py \
-                   --dev-addr "127.0.0.1:${DOCS_PORT:-8005}" ;;
+                   --dev-addr "127.0.0.1:${DOCS_PORT:-8008}" ;;
         *) echo "usage: just docs [build|serve]" >&2; exit 2 ;;
     esac
 

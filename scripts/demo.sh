@@ -167,6 +167,27 @@ compose_running() {
     [ -n "$(docker compose ps --status running -q 2>/dev/null)" ]
 }
 
+# Exit 1 when the running stack of this project has other optional services
+# than the flags of this run ask for: attaching would recreate the UI without
+# them (or start them beside a stack that does not use them), and this run's
+# Ctrl-C would not stop what it does not know.
+check_attach_flags() {
+    local services running="" wanted=""
+    services="$(docker compose --profile '*' ps --status running --services 2>/dev/null)"
+    services=" ${services//$'\n'/ } "
+    case "$services" in *" gateway "*) running+=" --gateway" ;; esac
+    case "$services" in *" mcp "*) running+=" --mcp" ;; esac
+    case "$services" in *" otel-collector "* | *" jaeger "*) running+=" --observability" ;; esac
+    if [ "$gateway" -eq 1 ]; then wanted+=" --gateway"; fi
+    if [ "$mcp" -eq 1 ]; then wanted+=" --mcp"; fi
+    if [ "$observability" -eq 1 ]; then wanted+=" --observability"; fi
+    [ "$running" = "$wanted" ] && return 0
+    echo "just demo: the stack is already running with options '${running# }', and this run asks for '${wanted# }'." >&2
+    echo "Attaching would reconfigure it. Attach with the same options: just demo --compose${running}" >&2
+    echo "or stop it first (Ctrl-C where it runs, or: docker compose --profile '*' stop)." >&2
+    exit 1
+}
+
 # Exit 1, before anything starts, when an image the stack needs is neither
 # here nor pullable (no registry reachable), saying what to do instead.
 check_images() {
@@ -252,6 +273,7 @@ run_compose() {
     local attached=0
     if [ "$dry_run" -eq 0 ]; then
         if compose_running; then
+            check_attach_flags
             attached=1
         else
             check_ports "${ports[@]}"

@@ -56,7 +56,9 @@ else
     if [ -n "${LGOS_DOCKER_STORAGE_DRIVER:-}" ]; then
         driver=(--storage-driver "$LGOS_DOCKER_STORAGE_DRIVER")
     fi
-    nohup dockerd "${driver[@]}" --data-root "$state" --exec-root "$run_dir/exec" \
+    # A session of its own: the engine outlives the process group that started
+    # it (a test run or a `just demo` stopped with Ctrl-C).
+    setsid nohup dockerd "${driver[@]}" --data-root "$state" --exec-root "$run_dir/exec" \
         --pidfile "$run_dir/dockerd.pid" -H "unix://$socket" \
         >"$run_dir/dockerd.log" 2>&1 </dev/null &
     host="unix://$socket"

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from jsonschema import Draft7Validator
 
+from lgos_demo_api.mcp_server import McpServerSettings
 from tests.compose.stack import (
     COMPOSE_SPEC,
     DOCKERFILE,
@@ -444,8 +445,14 @@ def test_the_mcp_profile(compose: dict) -> None:
     assert "mcp_data:/data/mcp" in mcp["volumes"]
     # The Dockerfile makes the mount point the image user's (a new volume takes it).
     assert "/data/mcp" in DOCKERFILE.read_text(encoding="utf-8")
-    # The UI and the gateway call it by its service name, which it accepts.
-    assert env["DEMO_MCP_ALLOWED_HOSTS"] == "mcp:*"
+    # The UI and the gateway call it by its service name, which it accepts
+    # whatever hosts .env adds (the settings drop the empty entry).
+    assert env["DEMO_MCP_ALLOWED_HOSTS"] == "mcp:*,"
+    allowed = McpServerSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        allowed_hosts=env["DEMO_MCP_ALLOWED_HOSTS"] + "devbox:*",
+    ).allowed_hosts
+    assert allowed == ["mcp:*", "devbox:*"]
     assert env["DEMO_MCP_CORPUS_BASE_URL"] == "http://127.0.0.1:8002"
     assert "8005/health" in mcp["healthcheck"]["test"][-1]
     assert mcp["ports"] == ["127.0.0.1:8005:8005"]

@@ -33,6 +33,9 @@ esac
 case "$*" in
     # FAKE_RUNNING: this project already has running containers.
     "compose ps --status running -q") [ -n "${FAKE_RUNNING:-}" ] && echo 1f2e3d ;;
+    # FAKE_SERVICES: the running stack's services.
+    "compose --profile "*" ps --status running --services")
+        for s in ${FAKE_SERVICES:-}; do echo "$s"; done ;;
     # FAKE_HEALTHY: the UI and the worker report healthy.
     "compose ps --format "*)
         [ -n "${FAKE_HEALTHY:-}" ] && printf 'chainlit=healthy\nworker=healthy\n' ;;
@@ -793,6 +796,38 @@ def test_compose_mode_attaches_to_its_running_stack_and_says_so(demo: Demo) -> N
         busy.listen()
         port = busy.getsockname()[1]
         result = demo.run(DEMO_API_PORT=str(port), FAKE_RUNNING="1")
+    assert result.returncode == 0, result.stderr
+    assert "The stack is already running" in result.stdout
+    assert any("compose up" in call for call in demo.calls())
+
+
+@pytest.mark.parametrize(
+    ("running", "flags", "hint"),
+    [
+        ("api chainlit mcp", [], "just demo --compose --mcp"),
+        ("api chainlit", ["--mcp"], "just demo --compose\n"),
+        ("api chainlit gateway mcp", ["--mcp"], "just demo --compose --gateway --mcp"),
+    ],
+    ids=["mcp-running", "mcp-asked", "gateway-running"],
+)
+def test_compose_mode_refuses_to_attach_with_other_options(
+    demo: Demo, running: str, flags: list[str], hint: str
+) -> None:
+    # Attaching with other options would recreate the UI without the running
+    # stack's parts, and this run's Ctrl-C would leave them running.
+    demo.install_docker()
+    result = demo.run(*flags, FAKE_RUNNING="1", FAKE_SERVICES=running)
+    assert result.returncode == 1
+    assert "the stack is already running with" in result.stderr
+    assert f"Attach with the same options: {hint}" in result.stderr + "\n"
+    assert not any("compose up" in call for call in demo.calls())
+
+
+def test_compose_mode_attaches_with_the_same_options(demo: Demo) -> None:
+    demo.install_docker()
+    result = demo.run(
+        "--gateway", "--mcp", FAKE_RUNNING="1", FAKE_SERVICES="api gateway mcp chainlit"
+    )
     assert result.returncode == 0, result.stderr
     assert "The stack is already running" in result.stdout
     assert any("compose up" in call for call in demo.calls())
