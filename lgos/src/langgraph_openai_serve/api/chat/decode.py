@@ -72,18 +72,33 @@ def _named(name: str | None) -> dict[str, Any]:
 
 
 def _message(message: Any, index: int) -> BaseMessage:
+    # Plain text user and assistant messages, most of a long history, first.
+    content = message.content
+    if not isinstance(content, str):
+        content = _content(content)
     if isinstance(message, UserMessageParam):
-        return human_message(_content(message.content), **_named(message.name))
+        if message.name is None:
+            return human_message(content)
+        return human_message(content, name=message.name)
+    if isinstance(message, AssistantMessageParam):
+        return _assistant_message(message, index, content)
     if isinstance(message, SystemMessageParam):
         fields = _named(message.name)
         if message.role == "developer":
             fields["additional_kwargs"] = {"__openai_role__": "developer"}
-        return system_message(_content(message.content), **fields)
-    if isinstance(message, ToolMessageParam):
-        return ToolMessage(
-            content=_content(message.content), tool_call_id=message.tool_call_id
-        )
-    assert isinstance(message, AssistantMessageParam)
+        return system_message(content, **fields)
+    assert isinstance(message, ToolMessageParam)
+    return ToolMessage(content=content, tool_call_id=message.tool_call_id)
+
+
+def _assistant_message(
+    message: AssistantMessageParam, index: int, content: str | list[Any]
+) -> BaseMessage:
+    fields = _named(message.name)
+    if message.refusal:
+        fields["additional_kwargs"] = {"refusal": message.refusal}
+    if not message.tool_calls:
+        return ai_message(content, **fields)
     calls = [
         {
             "id": call.id,
@@ -94,14 +109,10 @@ def _message(message: Any, index: int) -> BaseMessage:
             ),
             "type": "tool_call",
         }
-        for position, call in enumerate(message.tool_calls or ())
+        for position, call in enumerate(message.tool_calls)
     ]
-    fields = _named(message.name)
-    if message.refusal:
-        fields["additional_kwargs"] = {"refusal": message.refusal}
-    if calls:  # LangChain normalizes tool calls as it validates them
-        return AIMessage(content=_content(message.content), tool_calls=calls, **fields)  # type: ignore[arg-type]
-    return ai_message(_content(message.content), **fields)
+    # LangChain normalizes tool calls as it validates them.
+    return AIMessage(content=content, tool_calls=calls, **fields)  # type: ignore[arg-type]
 
 
 def _tool_choice(request: ChatCompletionRequest) -> ToolChoice:
