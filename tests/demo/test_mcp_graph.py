@@ -153,6 +153,13 @@ def test_each_clause_gets_the_tool_its_words_fit(
         ("list notes containing 'km'", "list_notes", {"query": "km"}),
         ("Add a note: buy milk", "save_note", {"text": "buy milk"}),
         ("remember that the meeting is at 3", "save_note", {"text": "meeting is at 3"}),
+        # "note" as a verb saves.
+        ("note: call mom", "save_note", {"text": "call mom"}),
+        (
+            "Note down that the meeting is at 3",
+            "save_note",
+            {"text": "meeting is at 3"},
+        ),
     ],
 )
 def test_reading_notes_never_saves_one(
@@ -162,6 +169,17 @@ def test_reading_notes_never_saves_one(
     (step,) = plan_tools(question, tools)
     assert step.name == prefix + planned
     assert tool_arguments(step) == arguments
+
+
+def test_note_it_saves_the_result_and_a_change_no_tool_makes_gets_none() -> None:
+    tools = [dict(t) for t in context(offered()).tools]
+    plan = plan_tools("turn 100 F into C and note it", tools)
+    assert [step.name for step in plan] == ["convert_units", "save_note"]
+    assert tool_arguments(plan[1], "100 °F = 37.778 °C") == {
+        "text": "100 °F = 37.778 °C"
+    }
+    # No tool deletes notes: listing them would not do what was asked.
+    assert plan_tools("delete my notes", tools) == []
 
 
 def test_a_description_that_starts_with_a_change_needs_its_verb() -> None:
@@ -237,6 +255,31 @@ async def test_an_error_result_ends_the_plan(output: Any) -> None:
     assert final.text.startswith(
         "The `convert_units` tool failed: Cannot convert mi to kg. I stopped there"
     )
+
+
+async def test_it_in_a_new_turn_is_the_last_result_of_an_earlier_one() -> None:
+    ctx = context(offered())
+    messages: list[AnyMessage] = [HumanMessage("convert 5 miles to km")]
+    first = await answer(messages, ctx)
+    messages = with_result(messages, first, CONVERSION)
+    messages = [*messages, await answer(messages, ctx), HumanMessage("save it")]
+    second = await answer(messages, ctx)
+    assert [(c["name"], c["args"]) for c in second.tool_calls] == [
+        ("save_note", {"text": "5 mi = 8.047 km"})
+    ]
+
+
+async def test_a_call_missing_a_required_argument_is_not_made() -> None:
+    reply = await answer([HumanMessage("convert 5 miles")], context(offered()))
+    assert reply.tool_calls == []
+    assert reply.text.startswith(
+        "To call `convert_units` I need `to_unit` (The unit to convert to), "
+        "and your message does not say."
+    )
+    # Nothing to point "it" at: no empty note is saved either.
+    reply = await answer([HumanMessage("save it as a note")], context(offered()))
+    assert reply.tool_calls == []
+    assert reply.text.startswith("To call `save_note` I need `text`")
 
 
 async def test_without_tools_it_says_none_are_attached() -> None:

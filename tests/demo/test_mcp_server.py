@@ -164,6 +164,13 @@ async def test_notes_are_saved_and_listed_newest_first(server: McpServer) -> Non
     blank = await call(server, "save_note", text="   ")
     assert blank.isError is True
     assert "needs some text" in text_of(blank)
+    # Summaries keep text as written (they went out as \u00b0 escapes).
+    cafe = await call(server, "save_note", text="Café at 5 °C")
+    assert cafe.structuredContent is not None
+    assert cafe.structuredContent["text"].endswith(': "Café at 5 °C".')
+    found = await call(server, "list_notes", query="café")
+    assert found.structuredContent is not None
+    assert found.structuredContent["text"].startswith('1 note matching "café"')
     on_disk = json.loads(server.notes_path.read_text())
     assert {n["text"] for n in on_disk["notes"]} >= {"5 mi = 8.047 km", "Buy milk"}
 

@@ -40,7 +40,9 @@ __all__ = ["tool_arguments"]
 _PRONOUNS = frozenset({"it", "that", "this", "result", "results", "answer", "them"})
 _TEXT_PARAMETERS = frozenset({"text", "content", "note", "body", "message"})
 _QUERY_PARAMETERS = frozenset({"query", "q", "search", "term", "terms", "keywords"})
-_FILLER = frozenset({"saying", "says", "called", "titled", "reading", "note", "notes"})
+_FILLER = frozenset(
+    {"saying", "says", "called", "titled", "reading", "note", "notes", "down"}
+)
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,

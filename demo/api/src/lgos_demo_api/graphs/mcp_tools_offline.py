@@ -6,7 +6,9 @@ request, looks at the calls already answered since the latest user message:
 
 - fewer than planned: it calls the next planned tool, one call per answer,
   so a later call can use an earlier result ("save it as a note" saves the
-  conversion's `text`);
+  conversion's `text`; in a new turn, "it" is the last result of an earlier
+  one); a call whose required arguments the question does not give is not
+  made: the answer says what is missing;
 - all answered: it answers from the results, naming each tool and quoting
   its result's `text`;
 - a result that is an error (`{"error": ...}`, an MCP `isError` result, or
@@ -135,6 +137,44 @@ def answered_calls(messages: Sequence[BaseMessage]) -> list[ToolOutcome]:
     ]
 
 
+def _earlier_result(messages: Sequence[BaseMessage]) -> str | None:
+    """Return the summary of the latest successful tool result (any turn)."""
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            text, error = read_tool_output(str(message.text))
+            if error is None:
+                return text
+    return None
+
+
+def _missing(step: PlanStep, args: dict[str, Any]) -> list[tuple[str, str]]:
+    """Return the required parameters `args` lacks, with their descriptions."""
+    schema = step.tool.get("function", step.tool).get("parameters") or {}
+    properties = schema.get("properties") or {}
+    return [
+        (name, str((properties.get(name) or {}).get("description") or ""))
+        for name in schema.get("required") or ()
+        if name not in args
+    ]
+
+
+def _ask_for(
+    step: PlanStep, missing: Sequence[tuple[str, str]], done: Sequence[ToolOutcome]
+) -> str:
+    """Answer that the question does not give what the next call needs."""
+    needs = "; ".join(
+        f"`{name}`" + (f" ({end_sentence(about).rstrip('.')})" if about else "")
+        for name, about in missing
+    )
+    parts = [
+        f"To call `{step.name}` I need {needs}, and your message does not say. "
+        f"Try: {EXAMPLE_PROMPT}."
+    ]
+    if done:
+        parts += ["Before that:", _answer_lines(done), _CLOSING]
+    return "\n\n".join(parts)
+
+
 def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
     head = flat.split(". ", 1)[0]
@@ -155,12 +195,16 @@ def _arguments(args: dict[str, Any]) -> str:
     )
 
 
-def _answer(done: Sequence[ToolOutcome]) -> str:
-    lines = [
+def _answer_lines(done: Sequence[ToolOutcome]) -> str:
+    return "\n".join(
         f"- `{outcome.name}({_arguments(outcome.args)})`: {outcome.text}"
         for outcome in done
         if outcome.error is None
-    ]
+    )
+
+
+def _answer(done: Sequence[ToolOutcome]) -> str:
+    lines = [_answer_lines(done)] if any(o.error is None for o in done) else []
     failed = next((outcome for outcome in done if outcome.error is not None), None)
     if failed is None:
         head = "I used the MCP tools your client attached:"
@@ -244,8 +288,11 @@ def mcp_responder(
     plan = [] if tool_choice == "none" else _planned(question, tools, tool_choice)
     if len(done) < len(plan):
         step = plan[len(done)]
-        previous = done[-1].text if done else None
+        previous = done[-1].text if done else _earlier_result(messages)
         args = tool_arguments(step, previous)
+        missing = _missing(step, args)
+        if missing:
+            return _ask_for(step, missing, done)
         return AIMessage(
             content="",
             tool_calls=[

@@ -12,7 +12,9 @@ tool fits joins the clause before it. The steps, in order, are the plan.
 A tool that makes a change (a verb of `WRITE_VERBS` in its name, as in
 `save_note`, or first in its description, "Save a note …") is chosen only
 when the clause asks for that verb, so "What notes do I have?" lists notes
-rather than saving one.
+rather than saving one; and a clause asking for a change ("delete my notes")
+is never given a tool that makes none. "note" used as a verb ("note it",
+"note down …", "note: …", a clause starting with it) reads as "save".
 
 `mcp_tools_arguments` then fills each step's arguments from the tool's JSON
 Schema; the vocabulary both read (`UNIT_ALIASES`, `STOPWORDS`, `SYNONYMS`,
@@ -144,6 +146,16 @@ def _name_words(name: str) -> set[str]:
     return {normal_word(part) for part in _NAME_PARTS.split(name) if part} - STOPWORDS
 
 
+_NOTE_VERB = re.compile(
+    r"^\s*note\b(?!s)|\bnote(?=\s+(?:it|that|this|them|down)\b|\s*:)", re.IGNORECASE
+)
+
+
+def _verbs_read(clause: str) -> str:
+    """Return the clause with "note" as a verb spelt "save note"."""
+    return _NOTE_VERB.sub("save note", clause)
+
+
 def _score(tool: Mapping[str, Any], words: set[str]) -> tuple[int, frozenset[str]]:
     function = tool.get("function", tool)
     name_words = _name_words(str(function.get("name", "")))
@@ -152,6 +164,8 @@ def _score(tool: Mapping[str, Any], words: set[str]) -> tuple[int, frozenset[str
     changes = (name_words | {normal_word(word) for word in first}) & WRITE_VERBS
     if not changes <= words:
         return 0, frozenset()  # a change nobody asked for
+    if words & WRITE_VERBS and not changes:
+        return 0, frozenset()  # a change this tool cannot make
     named = name_words & words
     described = _words(description) & words - named
     score = _NAME_WEIGHT * len(named) + _DESCRIPTION_WEIGHT * len(described)
@@ -165,6 +179,7 @@ def best_tool(
 
     Ties go to the tool offered first.
     """
+    text = _verbs_read(text)
     words = _words(text)
     best: PlanStep | None = None
     best_score = threshold - 1

@@ -138,7 +138,10 @@ class NoteStore:
                 created_at=datetime.now(UTC).isoformat(timespec="seconds"),
             )
             await asyncio.to_thread(self._write, [*notes, note])
-        return SavedNote(note=note, text=f"Saved note {note.id}: {json.dumps(body)}.")
+        return SavedNote(
+            note=note,
+            text=f"Saved note {note.id}: {json.dumps(body, ensure_ascii=False)}.",
+        )
 
     async def list_notes(self, query: str | None = None) -> NoteList:
         """Return the notes, newest first, optionally filtered.
@@ -162,7 +165,11 @@ class NoteStore:
             for note in sorted(notes, key=lambda n: n.id, reverse=True)
             if wanted in f"{note.title}\n{note.text}".casefold()
         ]
-        about = f" matching {json.dumps(query.strip())}" if wanted and query else ""
+        about = (
+            f" matching {json.dumps(query.strip(), ensure_ascii=False)}"
+            if wanted and query
+            else ""
+        )
         if not found:
             text = f"No notes{about}."
         else:
