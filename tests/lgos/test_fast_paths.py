@@ -2,7 +2,7 @@
 
 Lean routes (OpenAPI, methods, path parameters), identifiers, the usage
 handler's event filter, non-streaming cancellation, and the server's frozen
-startup heap.
+startup heap and young-generation threshold.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from langgraph_openai_serve import (
 from langgraph_openai_serve.graph.runner import run_langgraph
 from langgraph_openai_serve.graph.usage import UsageCollector
 from langgraph_openai_serve.ids import new_id
-from langgraph_openai_serve.server.app import create_app
+from langgraph_openai_serve.server.app import YOUNG_GENERATION_THRESHOLD, create_app
 from langgraph_openai_serve.server.resources import ServerResources
 from langgraph_openai_serve.server.settings import ServerSettings
 from langgraph_openai_serve.settings import LgosSettings
@@ -178,12 +178,18 @@ async def test_lgos_serve_freezes_its_startup_heap() -> None:
     app = create_app(
         factory, settings=ServerSettings(interrupt_sweep_interval_minutes=0)
     )
+    threshold = gc.get_threshold()
     gc.unfreeze()
     try:
         async with app.router.lifespan_context(app):
             assert gc.get_freeze_count() > 0
+            # Long conversations are not traversed several times a request.
+            young, *older = gc.get_threshold()
+            assert young == max(threshold[0], YOUNG_GENERATION_THRESHOLD)
+            assert tuple(older) == threshold[1:]
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
 
 
 async def test_the_openapi_document_says_what_the_routes_accept_and_answer() -> None:

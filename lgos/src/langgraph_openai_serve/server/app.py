@@ -129,6 +129,25 @@ def _freeze_startup_heap() -> None:
     gc.freeze()
 
 
+YOUNG_GENERATION_THRESHOLD = 10_000
+"""Net new containers that start a collection of the youngest generation."""
+
+
+def _raise_young_threshold() -> None:
+    """Collect the youngest generation after 10,000 net allocations, not 700.
+
+    A request holds its decoded conversation until it ends: at 500 messages
+    several thousand live containers (each LangChain message carries a few
+    dicts and lists), so with Python's default of 700 the collector
+    traversed them about six times per request, about 7 % of the server's
+    CPU time. Most objects die by reference counting and never count
+    towards the threshold, so a collection still comes within 10,000 net
+    allocations and garbage cycles are freed as before, a little later.
+    """
+    young, *older = gc.get_threshold()
+    gc.set_threshold(max(young, YOUNG_GENERATION_THRESHOLD), *older)
+
+
 def background_backend(settings: ServerSettings, registry: GraphRegistry) -> Any:
     """Return the background engine ``LGOS_BACKGROUND_ENGINE`` selects.
 
@@ -176,7 +195,9 @@ def create_app(
     background engine, and runs the
     interrupt TTL sweep every ``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``.
     Once started, it freezes the startup heap (``gc.freeze()``): full garbage
-    collections then skip the objects that live as long as the process.
+    collections then skip the objects that live as long as the process; and
+    it lets the youngest generation grow to
+    :data:`YOUNG_GENERATION_THRESHOLD` containers before it is collected.
 
     Args:
         factory: A registry factory or its ``module:attribute`` path.
@@ -215,6 +236,7 @@ def create_app(
                 )
                 stack.callback(sweep.cancel)
             _freeze_startup_heap()
+            _raise_young_threshold()
             yield
 
     return FastAPI(
