@@ -176,3 +176,36 @@ async def test_a_leased_thread_is_read_once_until_it_is_written(
         await saver.adelete_thread("read-once")
     assert await saver.aget_tuple(config) is None  # unleased: a query again
     assert len(queried) == 3
+
+
+async def test_the_latest_checkpoint_is_read_with_the_lock(
+    pool: AsyncConnectionPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saver, coordinator = await _saver(pool)
+    graph = _graph(saver)
+    config: Any = {"configurable": {"thread_id": "read-with-lock"}}
+    async with coordinator.lease("read-with-lock"):
+        await graph.ainvoke({"messages": []}, config, durability="exit")
+    paused = await saver.aget_tuple(config)  # unleased: through the pool
+    assert paused is not None
+    queried: list[Any] = []
+    original = AsyncPostgresSaver.aget_tuple
+
+    async def counted(self: Any, config: Any) -> Any:
+        queried.append(config)
+        return await original(self, config)
+
+    monkeypatch.setattr(AsyncPostgresSaver, "aget_tuple", counted)
+    async with coordinator.lease("read-with-lock"):
+        found = await saver.aget_tuple(config)
+        assert found is not None and queried == []
+        assert found.checkpoint["id"] == paused.checkpoint["id"]
+        assert found.pending_writes == paused.pending_writes
+        assert found.metadata == paused.metadata
+        done = await graph.ainvoke(Command(resume="yes"), config, durability="exit")
+        assert done["messages"][-1].text == "said yes"
+        assert queried == []  # the graph's own read too
+        await saver.adelete_thread("read-with-lock")
+    async with coordinator.lease("read-with-lock"):  # nothing left: read as None
+        assert await saver.aget_tuple(config) is None
+        assert queried == []

@@ -24,6 +24,7 @@ from typing import Any
 import anyio
 
 try:
+    from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
@@ -39,6 +40,7 @@ __all__ = [
     "LEASE_CHECK_SECONDS",
     "LEASE_CHECK_TIMEOUT_SECONDS",
     "LEASE_SLOT_WAIT_SECONDS",
+    "LOCK_READ",
     "LeaseSession",
     "PostgresRunCoordinator",
     "advisory_lock_id",
@@ -59,6 +61,11 @@ LEASE_SLOT_WAIT_SECONDS = 5.0
 """How long a lease waits for a free slot before it is refused (the default)."""
 
 _TASKS: set[asyncio.Task[None]] = set()
+
+_LOCK_SQL = "select pg_try_advisory_lock(%s) as locked"
+
+LOCK_READ = "lgos/lock-read"
+"""``LeaseSession.reads`` key of the row read with the lock (``read_on_lock``)."""
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
@@ -176,6 +183,11 @@ class PostgresRunCoordinator:
         self._check_timeout = check_timeout_seconds
         self._slot_wait = slot_wait_seconds
         self._sessions: dict[str, LeaseSession] = {}
+        self.read_on_lock: Callable[[str], tuple[str, tuple[Any, ...]]] | None = None
+        """A query of the key (SQL, parameters) sent with the lock, in the same
+        round trip; its first row (None for none) is kept in the new session's
+        ``reads`` under :data:`LOCK_READ`. The checkpointer sets it to read the
+        thread's latest checkpoint, which a run reads first."""
 
     def session(self, key: str) -> LeaseSession | None:
         """Return the session of the lease this process holds on ``key``, if any."""
@@ -208,18 +220,17 @@ class PostgresRunCoordinator:
         try:
             connection = await self._pool.getconn()
             try:
-                cursor = await connection.execute(
-                    "select pg_try_advisory_lock(%s) as locked", (lock_id,)
-                )
-                row = await cursor.fetchone()
+                locked, read = await self._lock(connection, key, lock_id)
             except BaseException:
                 await self._discard(connection)
                 raise
-            if not row or not row["locked"]:  # type: ignore[call-overload]
+            if not locked:
                 await self._pool.putconn(connection)
                 raise RunBusyError(key)
             lease = Lease(key)
             session = LeaseSession(connection, lease)
+            if self.read_on_lock is not None:
+                session.reads[LOCK_READ] = read
             backend = connection.info.backend_pid
 
             async def confirm() -> bool:
@@ -241,6 +252,23 @@ class PostgresRunCoordinator:
                     await self._release(session, lock_id)
         finally:
             self._slots.release()
+
+    async def _lock(self, connection: Any, key: str, lock_id: int) -> tuple[bool, Any]:
+        """Try the lock (and run ``read_on_lock`` in the same round trip)."""
+        read = self.read_on_lock
+        if read is None:
+            cursor = await connection.execute(_LOCK_SQL, (lock_id,))
+            row = await cursor.fetchone()
+            return bool(row and row["locked"]), None
+        query, params = read(key)
+        rows = connection.cursor(binary=True, row_factory=dict_row)
+        async with connection.pipeline():
+            cursor = await connection.execute(_LOCK_SQL, (lock_id,))
+            await rows.execute(query, params, binary=True)
+        row = await cursor.fetchone()
+        found = await rows.fetchone()
+        await rows.close()
+        return bool(row and row["locked"]), found
 
     async def _watch(self, confirm: Callable[[], Awaitable[bool]]) -> None:
         while True:

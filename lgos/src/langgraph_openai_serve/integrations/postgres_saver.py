@@ -25,11 +25,17 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
 
 from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
 from langgraph_openai_serve.integrations.postgres import (
+    LOCK_READ,
     LeaseSession,
     PostgresRunCoordinator,
 )
 
 __all__ = ["LeaseSessionPostgresSaver"]
+
+_LATEST = (
+    "WHERE thread_id = %s AND checkpoint_ns = %s ORDER BY checkpoint_id DESC LIMIT 1"
+)
+"""``AsyncPostgresSaver.aget_tuple``'s condition for the latest checkpoint."""
 
 _EMPTY = object()
 """A ``LeaseSession.reads`` key: the thread was deleted, every read finds nothing."""
@@ -81,7 +87,9 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
     The lease also makes the session the thread's only writer, so a leased
     thread's checkpoint is read once until the next write: LGOS reads the
     pause before it runs the graph, and the graph's own first read is then
-    answered from that read (a copy; a deleted thread reads as empty).
+    answered from that read (a copy; a deleted thread reads as empty). That
+    first read is sent with the lease's lock, in the same round trip
+    (``coordinator.read_on_lock``).
 
     Args:
         conn: The pool (or connection) for threads leased elsewhere or not
@@ -100,6 +108,11 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
     ) -> None:
         super().__init__(conn, serde=serde)
         self.coordinator: PostgresRunCoordinator | None = coordinator
+        coordinator.read_on_lock = self._latest
+
+    def _latest(self, thread_id: str) -> tuple[str, tuple[Any, ...]]:
+        """Return the query of a thread's latest root checkpoint (``aget_tuple``'s)."""
+        return self.SELECT_SQL + _LATEST, (thread_id, "")
 
     def writes_on_lease(self, lease: Lease) -> bool:
         """Whether ``lease``'s thread's writes run on the lease's own session."""
@@ -156,6 +169,14 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
         reads = session.reads
         if _EMPTY in reads:
             return None
+        if LOCK_READ in reads:  # the latest checkpoint, read with the lock
+            row = reads.pop(LOCK_READ)
+            if row is None:
+                reads["", None] = None
+            elif row["checkpoint"]["v"] >= 4 or not row["parent_checkpoint_id"]:
+                # (older ones need aget_tuple's migration: read them again)
+                loaded = await AsyncPostgresSaver._load_checkpoint_tuple(saver, row)
+                reads["", None] = _copy(loaded)
         key = (configurable.get("checkpoint_ns", ""), configurable.get("checkpoint_id"))
         if key in reads:
             return _copy(reads[key])
