@@ -24,6 +24,7 @@ from bench.figures import RESPONSES_BODY, Bench
 from bench.harness import (
     FACTORY,
     LGOS,
+    Call,
     Server,
     compare,
     encode,
@@ -125,9 +126,43 @@ async def _interrupt_figures(
         floor_legs["pause"].append(middle - start)
         floor_legs["resume"].append(end - middle)
 
-    url = f"{server.base}/v1/responses"
-    pause_body = encode({"model": "approval", "input": "x"})
     legs: dict[str, list[float]] = {"pause": [], "resume": []}
+    round_trip = pause_resume_call(bench, server.base, legs)
+    plain = bench.responses_call(
+        {"model": "approval-plain", "input": "x"},
+        text="Decision: approve",
+        base=server.base,
+    )
+    out: dict[str, Any] = await compare(
+        {"plain": plain, "round_trip": round_trip, "floor": floor},
+        bench.seconds,
+        warmup=bench.warmup,
+        cpu={
+            "plain": server.cpu_seconds,
+            "round_trip": server.cpu_seconds,
+            "floor": time.process_time,
+        },
+    )
+    for leg, values in legs.items():
+        out[f"{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
+    for leg, values in floor_legs.items():
+        out[f"floor_{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
+    out["ratio"] = out["round_trip"]["p50_ms"] / out["plain"]["p50_ms"]
+    out["floor_ratio"] = out["floor"]["p50_ms"] / out["plain"]["p50_ms"]
+    out["vs_floor"] = out["round_trip"]["p50_ms"] / out["floor"]["p50_ms"]
+    return out
+
+
+def pause_resume_call(
+    bench: Bench, base: str, legs: dict[str, list[float]] | None = None
+) -> Call:
+    """Make a call pausing ``approval`` on ``base`` and resuming it (one round trip).
+
+    ``legs["pause"]`` and ``legs["resume"]``, when given, receive each
+    request's seconds.
+    """
+    url = f"{base}/v1/responses"
+    pause_body = encode({"model": "approval", "input": "x"})
 
     async def round_trip() -> None:
         start = time.perf_counter()
@@ -153,32 +188,11 @@ async def _interrupt_figures(
         end = time.perf_counter()
         if done["output"][-1]["content"][0]["text"] != "Decision: approve":
             raise RuntimeError("unexpected resume answer")
-        legs["pause"].append(middle - start)
-        legs["resume"].append(end - middle)
+        if legs is not None:
+            legs["pause"].append(middle - start)
+            legs["resume"].append(end - middle)
 
-    plain = bench.responses_call(
-        {"model": "approval-plain", "input": "x"},
-        text="Decision: approve",
-        base=server.base,
-    )
-    out: dict[str, Any] = await compare(
-        {"plain": plain, "round_trip": round_trip, "floor": floor},
-        bench.seconds,
-        warmup=bench.warmup,
-        cpu={
-            "plain": server.cpu_seconds,
-            "round_trip": server.cpu_seconds,
-            "floor": time.process_time,
-        },
-    )
-    for leg, values in legs.items():
-        out[f"{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
-    for leg, values in floor_legs.items():
-        out[f"floor_{leg}_p50_ms"] = percentile_ms(values[bench.warmup :], 0.5)
-    out["ratio"] = out["round_trip"]["p50_ms"] / out["plain"]["p50_ms"]
-    out["floor_ratio"] = out["floor"]["p50_ms"] / out["plain"]["p50_ms"]
-    out["vs_floor"] = out["round_trip"]["p50_ms"] / out["floor"]["p50_ms"]
-    return out
+    return round_trip
 
 
 async def _background(bench: Bench, base: str, poll: float) -> dict[str, Any]:

@@ -8,7 +8,9 @@ Usage::
 The server runs ``bench.apps:registry`` (in-memory resources); the bench's
 client loads it with ``--concurrency`` workers on one path (``responses``,
 ``chat``: the trivial graph, non-streaming; ``stream``, ``chat-stream``: the
-200-chunk graph) while the profiler samples the server process only.
+200-chunk graph; ``interrupt``: ``approval`` paused and resumed, on a
+temporary PostgreSQL database as the bench's interrupt figure runs it)
+while the profiler samples the server process only.
 
 Outputs in ``--out`` (default ``/tmp/bench-profiles``), per path and tool:
 
@@ -28,6 +30,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench.figures import (
@@ -39,8 +42,9 @@ from bench.figures import (
     responses_stream_call,
 )
 from bench.harness import FACTORY, LGOS, SERVER_OPTIONS, Call, Server, client_session
+from bench.lifecycle import pause_resume_call, postgres_database
 
-PATHS = ("responses", "chat", "stream", "chat-stream")
+PATHS = ("responses", "chat", "stream", "chat-stream", "interrupt")
 BIN = Path(sys.executable).parent
 _FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 _ROOTS = (
@@ -59,6 +63,8 @@ def _call(bench: Bench, path: str, messages: int) -> Call:
         return bench.chat_call({**CHAT_BODY, "messages": items})
     if path == "stream":
         return responses_stream_call(bench, first)
+    if path == "interrupt":
+        return pause_resume_call(bench, bench.lgos.base)
     return chat_stream_call(bench, first)
 
 
@@ -183,7 +189,7 @@ def summarize(raw: Path, top: int = 40) -> str:
 
 async def _profile_pyspy(options: argparse.Namespace, stem: Path) -> list[Path]:
     raw = stem.with_name(f"{stem.name}-pyspy.txt")
-    with Server.lgos(name="lgos-profile") as server:
+    with Server.lgos(env=options.env, name="lgos-profile") as server:
         async with client_session() as session:
             bench = Bench(options.seconds, False, session, server)
             await _load(bench, options, 2)  # warm-up
@@ -224,7 +230,7 @@ async def _profile_pyinstrument(options: argparse.Namespace, stem: Path) -> Path
     session_file = stem.with_name(f"{stem.name}-pyinstrument.pyisession")
     args = [str(BIN / "pyinstrument"), "-r", "pyisession", "-o", str(session_file)]
     args += [LGOS, "serve", FACTORY, "--port", "{port}", *SERVER_OPTIONS]
-    env = {"LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0"}
+    env = {"LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0", **options.env}
     server = Server(args, ready_path="/v1/health", env=env, name="lgos-pyinstrument")
     with server:
         async with client_session() as session:
@@ -273,11 +279,16 @@ def main(argv: list[str] | None = None) -> None:
     suffix = f"-{options.messages}msg" if options.messages > 1 else ""
     stem = options.out / f"{options.path}{suffix}"
     written: list[Path] = []
-    if options.tool in {"py-spy", "both"}:
-        written += asyncio.run(_profile_pyspy(options, stem))
-    if options.tool in {"pyinstrument", "both"}:
-        session_file = asyncio.run(_profile_pyinstrument(options, stem))
-        written += _render(session_file, stem)
+    with ExitStack() as stack:
+        options.env = {}
+        if options.path == "interrupt":
+            uri = stack.enter_context(postgres_database(None))
+            options.env = {"LGOS_POSTGRES_URI": uri}
+        if options.tool in {"py-spy", "both"}:
+            written += asyncio.run(_profile_pyspy(options, stem))
+        if options.tool in {"pyinstrument", "both"}:
+            session_file = asyncio.run(_profile_pyinstrument(options, stem))
+            written += _render(session_file, stem)
     for path in written:
         print(path)
 
