@@ -189,3 +189,26 @@ async def test_the_pool_check_asks_the_server_only_when_it_spoke(
         await connection.close()
     with pytest.raises(psycopg.OperationalError):
         await check_connection(connection)  # closed
+
+
+async def test_checkpoint_io_that_stops_answering_loses_the_lease(
+    pools, postgres_uri: str
+) -> None:
+    # Checkpoint I/O on the lease's session counts as its check: a statement
+    # that does not finish within the timeout loses the lease, and the
+    # session is ended from another connection, freeing the lock.
+    coordinator = PostgresRunCoordinator(
+        pools[0], max_concurrent_leases=1, check_seconds=60, check_timeout_seconds=0.3
+    )
+    async with coordinator.lease("run-1") as lease:
+        assert lease is not None
+        session = coordinator.session("run-1")
+        assert session is not None
+        async with session.lock:  # a statement in flight that never answers
+            assert not await lease.holds()
+        assert lease.lost.is_set()
+        for _ in range(50):
+            if _locks_held(postgres_uri, "run-1") == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert _locks_held(postgres_uri, "run-1") == 0

@@ -283,13 +283,22 @@ class PostgresRunCoordinator:
         once (psycopg's own query cancellation could take as long again); the
         session is then ended from another connection, so that PostgreSQL
         frees the lock for another process instead of keeping it until its
-        own TCP keepalive gives up. The check waits, untimed, for checkpoint
-        I/O running on the session: that I/O cannot land once the session has
-        ended, and fails then.
+        own TCP keepalive gives up. Checkpoint I/O running on the session
+        counts as part of the check: the check waits for it, and a session
+        that does not finish it within the timeout is lost the same way.
         """
         lease = session.lease
-        async with session.lock:
+        if lease.lost.is_set():
+            return False
+        try:
+            async with asyncio.timeout(self._check_timeout):
+                await session.lock.acquire()
+        except TimeoutError:
+            return self._lose(lease, backend, silent=True)
+        try:
             return await self._check(session.connection, backend, lease)
+        finally:
+            session.lock.release()
 
     async def _check(self, connection: Any, backend: int, lease: Lease) -> bool:
         if lease.lost.is_set():
@@ -299,14 +308,19 @@ class PostgresRunCoordinator:
         done, _ = await asyncio.wait((check,), timeout=self._check_timeout)
         if done and not check.cancelled() and check.exception() is None:
             return True
+        if not done:
+            check.cancel()
+        return self._lose(lease, backend, silent=not done)
+
+    def _lose(self, lease: Lease, backend: int, *, silent: bool) -> bool:
+        """Mark ``lease`` lost (ending a silent session from elsewhere); False."""
         lease.lost.set()
         logger.error(
             "The session holding the lease for run %s ended or stopped answering; "
             "stopping the run",
             lease.key[:12],
         )
-        if not done:
-            check.cancel()
+        if silent:
             _background(self._end_session(backend))
         return False
 
