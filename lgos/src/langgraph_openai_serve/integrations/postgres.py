@@ -65,7 +65,8 @@ _TASKS: set[asyncio.Task[None]] = set()
 _LOCK_SQL = "select pg_try_advisory_lock(%s) as locked"
 
 LOCK_READ = "lgos/lock-read"
-"""``LeaseSession.reads`` key of the row read with the lock (``read_on_lock``)."""
+"""``LeaseSession.reads`` key of the row read with the lock (``read_on_lock``),
+and, by the checkpointer, with its latest write."""
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

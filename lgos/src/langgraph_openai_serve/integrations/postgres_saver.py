@@ -11,7 +11,8 @@ again until it writes.
 from __future__ import annotations
 
 import copy
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from langgraph.checkpoint.base import CheckpointTuple
@@ -19,6 +20,7 @@ from langgraph.checkpoint.base import CheckpointTuple
 try:
     import psycopg
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
 except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
     raise ImportError(msg) from exc
@@ -36,9 +38,6 @@ _LATEST = (
     "WHERE thread_id = %s AND checkpoint_ns = %s ORDER BY checkpoint_id DESC LIMIT 1"
 )
 """``AsyncPostgresSaver.aget_tuple``'s condition for the latest checkpoint."""
-
-_EMPTY = object()
-"""A ``LeaseSession.reads`` key: the thread was deleted, every read finds nothing."""
 
 
 def _config(config: Any) -> Any:
@@ -87,9 +86,10 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
     The lease also makes the session the thread's only writer, so a leased
     thread's checkpoint is read once until the next write: LGOS reads the
     pause before it runs the graph, and the graph's own first read is then
-    answered from that read (a copy; a deleted thread reads as empty). That
-    first read is sent with the lease's lock, in the same round trip
-    (``coordinator.read_on_lock``).
+    answered from that read (a copy). The latest checkpoint is read in the
+    same round trip as the lease's lock (``coordinator.read_on_lock``) and
+    as each write or deletion (after its statements, in its pipeline), so
+    reading it after a write, as LGOS does to hand out a pause, needs none.
 
     Args:
         conn: The pool (or connection) for threads leased elsewhere or not
@@ -108,6 +108,7 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
     ) -> None:
         super().__init__(conn, serde=serde)
         self.coordinator: PostgresRunCoordinator | None = coordinator
+        self.session: LeaseSession | None = None  # set on a copy bound to one
         coordinator.read_on_lock = self._latest
 
     def _latest(self, thread_id: str) -> tuple[str, tuple[Any, ...]]:
@@ -131,9 +132,41 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
             return None
         bound = copy.copy(self)  # the same serializer, on the lease's session
         bound.coordinator = None
+        bound.session = session
         bound.conn = session.connection
         bound.lock = session.lock
         return bound, session
+
+    @asynccontextmanager
+    async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[Any]:
+        """``AsyncPostgresSaver._cursor``; a bound write also reads the latest.
+
+        On a lease's session, a pipelined block (LangGraph's writes and
+        deletions) forgets the session's reads, and the thread's latest root
+        checkpoint is read after its statements in the same pipeline: one
+        round trip, and the next read of it needs none.
+        """
+        session = self.session
+        if session is None or not pipeline or not self.supports_pipeline:
+            async with super()._cursor(pipeline=pipeline) as cursor:
+                yield cursor
+            return
+        connection: Any = session.connection
+        async with self.lock:
+            session.reads.clear()
+            session.writes += 1
+            latest = connection.cursor(binary=True, row_factory=dict_row)
+            try:
+                async with connection.pipeline():
+                    async with connection.cursor(
+                        binary=True, row_factory=dict_row
+                    ) as cursor:
+                        yield cursor
+                    query, params = self._latest(session.lease.key)
+                    await latest.execute(query, params, binary=True)
+                session.reads[LOCK_READ] = await latest.fetchone()
+            finally:
+                await latest.close()
 
     async def _run(self, thread_id: Any, call: Callable[[Any], Awaitable[Any]]) -> Any:
         bound = self._bound(thread_id)
@@ -152,13 +185,6 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
             session.lease.lost.set()
             raise LeaseLostError from exc
 
-    @staticmethod
-    def _write(session: LeaseSession) -> int:
-        """Forget the session's reads before a write; return the write's number."""
-        session.reads.clear()
-        session.writes += 1
-        return session.writes
-
     async def aget_tuple(self, config: Any) -> Any:
         """Read a checkpoint, on the lease's session when the thread is leased."""
         configurable = config["configurable"]
@@ -167,9 +193,7 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
             return await AsyncPostgresSaver.aget_tuple(self, config)
         saver, session = bound
         reads = session.reads
-        if _EMPTY in reads:
-            return None
-        if LOCK_READ in reads:  # the latest checkpoint, read with the lock
+        if LOCK_READ in reads:  # the latest checkpoint, read with the last statement
             row = reads.pop(LOCK_READ)
             if row is None:
                 reads["", None] = None
@@ -196,7 +220,6 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
                 self, config, checkpoint, metadata, new_versions
             )
         saver, session = bound
-        self._write(session)
         return await self._on(
             session,
             AsyncPostgresSaver.aput(saver, config, checkpoint, metadata, new_versions),
@@ -213,7 +236,6 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
             )
             return
         saver, session = bound
-        self._write(session)
         await self._on(
             session,
             AsyncPostgresSaver.aput_writes(saver, config, writes, task_id, task_path),
@@ -226,7 +248,4 @@ class LeaseSessionPostgresSaver(AsyncPostgresSaver):
             await AsyncPostgresSaver.adelete_thread(self, thread_id)
             return
         saver, session = bound
-        number = self._write(session)
         await self._on(session, AsyncPostgresSaver.adelete_thread(saver, thread_id))
-        if session.writes == number:  # nothing written since: the thread is empty
-            session.reads[_EMPTY] = None
