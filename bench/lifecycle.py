@@ -90,6 +90,10 @@ async def interrupt_round_trip(
     database: ``ainvoke`` until the interrupt, ``ainvoke(Command(resume=...))``
     to the answer, then ``adelete_thread``, with the exit durability LGOS
     runs interrupt graphs with — the storage work any server must do.
+    ``direct_plain`` is ``approval-plain``'s graph run in this process:
+    ``floor_http_ms``, the floor plus twice (``plain`` − ``direct_plain``),
+    is the floor with what a request over HTTP through LGOS adds to the
+    graph, for the two requests of a round trip.
 
     Raises:
         Skipped: PostgreSQL is not reachable.
@@ -107,6 +111,13 @@ async def _interrupt_figures(
 ) -> dict[str, Any]:
     """Measure plain, LGOS's round trip and the in-process floor, interleaved."""
     graph = approval_graph(saver)  # the server migrated the tables
+    plain_graph = approval_graph(None)
+
+    async def direct_plain() -> None:
+        done = await plain_graph.ainvoke({"messages": [HumanMessage("x")]})
+        if done["messages"][-1].text != "Decision: approve":
+            raise RuntimeError("unexpected direct answer")
+
     floor_legs: dict[str, list[float]] = {"pause": [], "resume": []}
 
     async def floor() -> None:
@@ -134,13 +145,19 @@ async def _interrupt_figures(
         base=server.base,
     )
     out: dict[str, Any] = await compare(
-        {"plain": plain, "round_trip": round_trip, "floor": floor},
+        {
+            "plain": plain,
+            "round_trip": round_trip,
+            "floor": floor,
+            "direct_plain": direct_plain,
+        },
         bench.seconds,
         warmup=bench.warmup,
         cpu={
             "plain": server.cpu_seconds,
             "round_trip": server.cpu_seconds,
             "floor": time.process_time,
+            "direct_plain": time.process_time,
         },
     )
     for leg, values in legs.items():
@@ -150,6 +167,10 @@ async def _interrupt_figures(
     out["ratio"] = out["round_trip"]["p50_ms"] / out["plain"]["p50_ms"]
     out["floor_ratio"] = out["floor"]["p50_ms"] / out["plain"]["p50_ms"]
     out["vs_floor"] = out["round_trip"]["p50_ms"] / out["floor"]["p50_ms"]
+    # The floor plus what HTTP and LGOS add to two requests of the graph.
+    http = out["plain"]["p50_ms"] - out["direct_plain"]["p50_ms"]
+    out["floor_http_ms"] = out["floor"]["p50_ms"] + 2 * http
+    out["vs_floor_http"] = out["round_trip"]["p50_ms"] / out["floor_http_ms"]
     return out
 
 

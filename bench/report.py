@@ -152,10 +152,11 @@ def ratios(figures: dict[str, Any]) -> dict[str, Any]:
         out["interrupt_round_trip_vs_plain"] = _ratio(
             interrupt["ratio"], "<= 2.00", "pause + resume p50 / plain request p50"
         )
-    floor = "in-process AsyncPostgresSaver pause + resume p50"
+    floor = "in-process AsyncPostgresSaver pause + resume p50"  # older results: none
     for name, key, text in (
         ("round_trip_vs_floor", "vs_floor", f"LGOS / {floor}"),
         ("floor_vs_plain", "floor_ratio", f"{floor} / plain"),
+        ("round_trip_vs_floor_http", "vs_floor_http", "LGOS / (floor + 2 × HTTP)"),
     ):
         if key in interrupt:
             out[f"interrupt_{name}"] = _ratio(interrupt[key], None, text)
@@ -225,18 +226,21 @@ def _lifecycle(figures: dict[str, Any]) -> list[str]:
         notes.append(f"interrupt (PostgreSQL): skipped — {interrupt['skipped']}")
     elif interrupt is not None:
         rows.append(_stat("interrupt plain", interrupt["plain"]))
-        legs = (
-            f"pause {interrupt['pause_p50_ms']:.2f} + "
-            f"resume {interrupt['resume_p50_ms']:.2f} ms"
-        )
-        rows.append(_stat("interrupt pause→resume", interrupt["round_trip"], legs))
-        if "floor" in interrupt:  # results from before the floor have none
-            pause, resume = (
-                interrupt["floor_pause_p50_ms"],
-                interrupt["floor_resume_p50_ms"],
+        for name, key, prefix in (
+            ("pause→resume", "round_trip", ""),
+            ("floor", "floor", "floor_"),
+        ):
+            if key in interrupt:
+                pause, resume = (
+                    interrupt[f"{prefix}{leg}_p50_ms"] for leg in ("pause", "resume")
+                )
+                legs = f"pause {pause:.2f} + resume {resume:.2f} ms"
+                rows.append(_stat(f"interrupt {name}", interrupt[key], legs))
+        if "direct_plain" in interrupt:
+            http = f"floor + 2 × HTTP = {interrupt['floor_http_ms']:.2f} ms"
+            rows.append(
+                _stat("interrupt direct plain", interrupt["direct_plain"], http)
             )
-            legs = f"pause {pause:.2f} + resume {resume:.2f} ms"
-            rows.append(_stat("interrupt floor", interrupt["floor"], legs))
     for engine, data in figures.get("background", {}).items():
         if "skipped" in data:
             notes.append(f"background ({engine}): skipped — {data['skipped']}")

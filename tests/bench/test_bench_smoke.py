@@ -125,7 +125,17 @@ def test_interrupt_and_background(results: dict[str, Any]) -> None:
         interrupt["floor_ratio"],
         interrupt["floor"]["p50_ms"] / interrupt["plain"]["p50_ms"],
     )
+    check_stat(interrupt["direct_plain"])
+    http = interrupt["plain"]["p50_ms"] - interrupt["direct_plain"]["p50_ms"]
+    assert math.isclose(
+        interrupt["floor_http_ms"], interrupt["floor"]["p50_ms"] + 2 * http
+    )
+    assert math.isclose(
+        interrupt["vs_floor_http"],
+        interrupt["round_trip"]["p50_ms"] / interrupt["floor_http_ms"],
+    )
     for name, key in (
+        ("interrupt_round_trip_vs_floor_http", "vs_floor_http"),
         ("interrupt_round_trip_vs_plain", "ratio"),
         ("interrupt_round_trip_vs_floor", "vs_floor"),
         ("interrupt_floor_vs_plain", "floor_ratio"),
