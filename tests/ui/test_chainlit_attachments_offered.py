@@ -31,6 +31,7 @@ from tests.e2e.conftest import chainlit_ui as chainlit_ui
 from tests.e2e.conftest import files_service as files_service
 from tests.e2e.conftest import lgos_api as lgos_api
 from tests.e2e.conftest import log_dir as log_dir
+from tests.e2e.conftest import mcp_server as mcp_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
