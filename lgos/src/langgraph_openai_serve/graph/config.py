@@ -40,7 +40,13 @@ class GraphFeature(StrEnum):
     FILE_INPUTS = "file_inputs"
     """The graph resolves native file content parts (``input_file.file_id``)."""
     MCP_TOOLS = "mcp_tools"
-    """A client may attach and execute tools from its MCP gateway."""
+    """A client may attach and execute tools from its MCP server or gateway.
+
+    Advertising only (seed 001): LGOS does no MCP discovery and publishes no
+    tool definitions. The client sends the tools as ordinary function
+    ``tools`` (``GraphRequest.tools``) and runs the calls the graph returns;
+    see the MCP tools guide (``docs/how-to/mcp-tools.md``).
+    """
 
 
 GraphSource = (
