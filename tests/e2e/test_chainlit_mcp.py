@@ -12,16 +12,12 @@ tools by their names and descriptions. Through the gateway:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
@@ -32,6 +28,7 @@ from tests.e2e.conftest import (
     open_chat,
     send,
 )
+from tests.gateway.mcp_client import call_tool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -54,21 +51,10 @@ def step_result(step: Any) -> dict[str, Any]:
 
 def server_notes(server_url: str) -> list[str]:
     """The texts of the notes the MCP server holds, newest first (``list_notes``)."""
-
-    async def read() -> list[str]:
-        async with (
-            streamable_http_client(f"{server_url}/mcp") as (read_stream, write, _),
-            ClientSession(read_stream, write) as session,
-        ):
-            await session.initialize()
-            result = await session.call_tool("list_notes", {})
-            assert not result.isError, result
-            assert result.structuredContent is not None
-            return [note["text"] for note in result.structuredContent["notes"]]
-
-    # Playwright's sync API runs an event loop in this thread.
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, read()).result(timeout=30)
+    result = call_tool(f"{server_url}/mcp", "list_notes", {})
+    assert not result.isError, result
+    assert result.structuredContent is not None
+    return [note["text"] for note in result.structuredContent["notes"]]
 
 
 def convert_and_save(page: Any, *, tool_prefix: str, server: str) -> None:
