@@ -10,13 +10,22 @@ as in production.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
 from fastapi import FastAPI
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+)
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import interrupt
+from starlette.responses import StreamingResponse
 
 from langgraph_openai_serve import GraphConfig, GraphFeature, GraphRegistry
 from langgraph_openai_serve.server.resources import ServerResources
@@ -197,6 +206,34 @@ async def bare_graph(body: dict[str, Any]) -> dict[str, Any]:
         messages = [_BARE_ROLES[item["role"]](item["content"]) for item in given]
     result = await _BARE_GRAPH.ainvoke({"messages": messages})
     return {"object": "bare", "output_text": result["messages"][-1].text}
+
+
+_BARE_STREAM_GRAPH = streaming_graph()
+
+
+async def _bare_stream_events(given: str) -> AsyncIterator[bytes]:
+    """SSE ``data:`` frames of the stream graph's text chunks, then ``[DONE]``."""
+    state = {"messages": [HumanMessage(given)]}
+    async for chunk, _ in _BARE_STREAM_GRAPH.astream(state, stream_mode="messages"):
+        if isinstance(chunk, AIMessageChunk) and (text := chunk.text):
+            yield b"data: %s\n\n" % orjson.dumps({"delta": text})
+    yield b"data: [DONE]\n\n"
+
+
+@bare_app.post("/bare-stream")
+async def bare_stream(body: dict[str, Any]) -> StreamingResponse:
+    """Stream the ``stream200`` graph's ``astream`` as SSE behind a plain route.
+
+    The least any server does to stream the graph: ``stream_mode="messages"``,
+    each text chunk framed as ``data: {"delta": text}`` and sent as it comes
+    (Starlette's ``StreamingResponse``: one ASGI message per chunk), then
+    ``data: [DONE]``. No protocol events, no validation beyond JSON, no
+    telemetry: the HTTP floor of the concurrent-streams figure. ``input`` is
+    the user's text.
+    """
+    return StreamingResponse(
+        _bare_stream_events(body["input"]), media_type="text/event-stream"
+    )
 
 
 @bare_app.get("/health")

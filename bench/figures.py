@@ -10,7 +10,7 @@ data; rates are requests per second, latencies milliseconds.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,6 @@ from bench.harness import (
     compare,
     encode,
     floor,
-    measure,
     percentile_ms,
     post,
 )
@@ -230,8 +229,16 @@ async def throughput(bench: Bench, with_requests: bool) -> dict[str, Any]:
     return {"floors": floors, "requests": requests}
 
 
-def _astream_call(modes: Any, subgraphs: bool, first: list[float]) -> Call:
-    """Run the stream graph's own ``astream``; record time to the first chunk."""
+def astream_call(modes: Any, subgraphs: bool, first: list[float]) -> Call:
+    """Run the stream graph's own ``astream``; record time to the first chunk.
+
+    ``modes`` and ``subgraphs`` are passed to ``astream``; each call appends
+    its time to the first text chunk (seconds) to ``first``.
+
+    Raises:
+        RuntimeError: (from a call) not exactly 200 text chunks were yielded.
+
+    """
     graph = streaming_graph()
     state = {"messages": [HumanMessage("hi")]}
 
@@ -271,65 +278,95 @@ async def sse_lines(reply: aiohttp.ClientResponse) -> AsyncIterator[list[bytes]]
         yield [rest]
 
 
-def responses_stream_call(bench: Bench, first: list[float]) -> Call:
-    """Stream ``stream200`` over Responses; records time to the first text delta."""
-    url = f"{bench.lgos.base}/v1/responses"
-    data = encode({"model": "stream200", "input": "hi", "stream": True})
-    marker = b"event: response.output_text.delta"
+def sse_call(
+    bench: Bench,
+    url: str,
+    data: bytes,
+    first: list[float],
+    *,
+    first_line: Callable[[bytes], bool],
+    kept_line: Callable[[bytes], bool],
+    done: Callable[[bytes], bool],
+    label: str,
+) -> Call:
+    """POST ``data`` to ``url`` and read its SSE stream; record time to first text.
+
+    ``first_line`` says which line is the first text (its arrival, in
+    seconds since the request, is appended to ``first``); the last line
+    ``kept_line`` accepts must satisfy ``done``.
+
+    Raises:
+        RuntimeError: A status other than 200, no first text, or a stream
+            that did not end as ``done`` wants.
+
+    """
 
     async def call() -> None:
         start = time.perf_counter()
         seen, last = False, b""
         async with bench.session.post(url, data=data, headers=JSON_HEADERS) as reply:
             if reply.status != 200:
-                raise RuntimeError(f"stream: {reply.status}")
+                raise RuntimeError(f"{label}: {reply.status}")
             async for lines in sse_lines(reply):
                 for line in lines:
-                    if not seen and line.startswith(marker):
+                    if not seen and first_line(line):
                         first.append(time.perf_counter() - start)
                         seen = True
-                    if line.startswith(b"event:"):
+                    if kept_line(line):
                         last = line
-        if not seen or not last.startswith(b"event: response.completed"):
-            raise RuntimeError(f"stream ended with {last!r}")
+        if not seen or not done(last):
+            raise RuntimeError(f"{label} ended with {last!r}")
 
     return call
+
+
+def responses_stream_call(bench: Bench, first: list[float]) -> Call:
+    """Stream ``stream200`` over Responses; records time to the first text delta."""
+    return sse_call(
+        bench,
+        f"{bench.lgos.base}/v1/responses",
+        encode({"model": "stream200", "input": "hi", "stream": True}),
+        first,
+        first_line=lambda line: line.startswith(b"event: response.output_text.delta"),
+        kept_line=lambda line: line.startswith(b"event:"),
+        done=lambda line: line.startswith(b"event: response.completed"),
+        label="stream",
+    )
+
+
+def _content_delta(line: bytes) -> bool:
+    """Whether a Chat Completions SSE line carries a content delta."""
+    if not line.startswith(b"data: ") or line == b"data: [DONE]":
+        return False
+    return bool(orjson.loads(line[6:])["choices"][0]["delta"].get("content"))
 
 
 def chat_stream_call(bench: Bench, first: list[float]) -> Call:
     """Stream ``stream200`` over Chat; records time to the first content delta."""
-    url = f"{bench.lgos.base}/v1/chat/completions"
-    data = encode(
-        {
-            "model": "stream200",
-            "messages": [{"role": "user", "content": "hi"}],
-            "stream": True,
-        }
+    return sse_call(
+        bench,
+        f"{bench.lgos.base}/v1/chat/completions",
+        encode(
+            {
+                "model": "stream200",
+                "messages": [{"role": "user", "content": "hi"}],
+                "stream": True,
+            }
+        ),
+        first,
+        first_line=_content_delta,
+        kept_line=lambda line: line.startswith(b"data: "),
+        done=lambda line: line == b"data: [DONE]",
+        label="stream",
     )
 
-    async def call() -> None:
-        start = time.perf_counter()
-        seen, last = False, b""
-        async with bench.session.post(url, data=data, headers=JSON_HEADERS) as reply:
-            if reply.status != 200:
-                raise RuntimeError(f"stream: {reply.status}")
-            async for lines in sse_lines(reply):
-                for line in lines:
-                    if not line.startswith(b"data: "):
-                        continue
-                    last = line
-                    if not seen and line != b"data: [DONE]":
-                        delta = orjson.loads(line[6:])["choices"][0]["delta"]
-                        if delta.get("content"):
-                            first.append(time.perf_counter() - start)
-                            seen = True
-        if not seen or last != b"data: [DONE]":
-            raise RuntimeError(f"stream ended with {last!r}")
 
-    return call
+def first_stats(result: dict[str, Any], first: list[float], warmup: int) -> None:
+    """Add ``first_p50_ms`` and ``first_p99_ms`` of ``first`` to ``result``.
 
-
-def _first_stats(result: dict[str, Any], first: list[float], warmup: int) -> None:
+    ``first`` holds seconds to the first text, warm-up calls first: the
+    first ``warmup`` values are left out.
+    """
     measured = first[warmup:]
     result["first_p50_ms"] = percentile_ms(measured, 0.5)
     result["first_p99_ms"] = percentile_ms(measured, 0.99)
@@ -348,8 +385,8 @@ async def stream(bench: Bench) -> dict[str, Any]:
         name: [] for name in ("astream", "astream_lgos_modes", "responses", "chat")
     }
     calls = {
-        "astream": _astream_call("messages", False, firsts["astream"]),
-        "astream_lgos_modes": _astream_call(
+        "astream": astream_call("messages", False, firsts["astream"]),
+        "astream_lgos_modes": astream_call(
             ["values", "messages", "custom"], True, firsts["astream_lgos_modes"]
         ),
         "responses": responses_stream_call(bench, firsts["responses"]),
@@ -359,7 +396,7 @@ async def stream(bench: Bench) -> dict[str, Any]:
         calls, bench.seconds, warmup=bench.warmup, cpu=bench.cpu_clocks(calls)
     )
     for name, first in firsts.items():
-        _first_stats(out[name], first, bench.warmup)
+        first_stats(out[name], first, bench.warmup)
     out["chunks"] = len(STREAM_ANSWER.split())
     return out
 
@@ -433,20 +470,4 @@ async def conversation_length(bench: Bench) -> dict[str, Any]:
                 measured["responses"]["rate"] / measured["bare_graph"]["rate"]
             ),
         }
-    return out
-
-
-async def concurrent_streams(bench: Bench) -> dict[str, Any]:
-    """Completed 200-chunk Responses streams per second at 1 to 500 concurrent."""
-    levels = (1, 20) if bench.quick else (1, 10, 100, 500)
-    out: dict[str, Any] = {}
-    for concurrency in levels:
-        first: list[float] = []
-        warmup = 2
-        result = await measure(
-            responses_stream_call(bench, first), bench.seconds, concurrency, warmup
-        )
-        _first_stats(result, first, warmup)
-        result["chunks_per_s"] = result["rate"] * len(STREAM_ANSWER.split())
-        out[str(concurrency)] = result
     return out

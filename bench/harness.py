@@ -96,12 +96,12 @@ class Server:
         args += ["--port", "{port}", *SERVER_OPTIONS]
         return cls(args, ready_path="/health", name="bare")
 
-    def wait_ready(self) -> None:
+    def wait_ready(self, timeout: float = 60) -> None:
         """Wait until the server answers its ready path (once).
 
         Raises:
-            RuntimeError: The process exited or did not answer in 60 seconds
-                (the message ends with its log).
+            RuntimeError: The process exited or did not answer in ``timeout``
+                seconds (the message ends with its log).
 
         """
         if self._ready:
@@ -113,7 +113,7 @@ class Server:
             self._ready = True
             return
         request = f"GET {self._ready_path} HTTP/1.0\r\n\r\n".encode()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.log}: exited\n{self.log_tail()}")
@@ -126,7 +126,7 @@ class Server:
             except OSError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError(f"{self.log}: not ready in 60 s\n{self.log_tail()}")
+        raise RuntimeError(f"{self.log}: not ready in {timeout:g} s\n{self.log_tail()}")
 
     def log_tail(self) -> str:
         """Return the last 4000 characters of the server's output."""
@@ -230,7 +230,7 @@ def percentile_ms(values: list[float], fraction: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
-async def _timed(call: Call, seconds: float, concurrency: int) -> list[float]:
+async def timed(call: Call, seconds: float, concurrency: int) -> list[float]:
     """Latencies of ``call`` run by ``concurrency`` workers for ``seconds``.
 
     Each worker starts calls until ``seconds`` have passed and lets its last
@@ -301,7 +301,7 @@ async def compare(
             cpu_start = clock() if clock else 0.0
             own_start = time.process_time()
             started = time.perf_counter()
-            measured = await _timed(call, seconds / rounds, concurrency)
+            measured = await timed(call, seconds / rounds, concurrency)
             rates[name].append(len(measured) / (time.perf_counter() - started))
             own_cpu[name] += time.process_time() - own_start
             if clock:

@@ -32,14 +32,21 @@ from bench.harness import (
     percentile_ms,
     post,
 )
+from bench.hatchet import (
+    EngineUnavailable,
+    HatchetWorker,
+    engine_built,
+    engine_configured,
+    floor_calls,
+    floor_worker_command,
+    hatchet_environment,
+    wait_healthy,
+)
 
 ADMIN_URI = os.environ.get(
     "LGOS_TEST_POSTGRES_URI", "postgresql://lgos:lgos@127.0.0.1:5432/postgres"
 )
 """Where a temporary database is created when no ``--postgres-uri`` is given."""
-
-HATCHET_VARIABLES = ("HATCHET_CLIENT_TOKEN", "HATCHET_CLIENT_EMBEDDED_BINARY_PATH")
-"""Either one means a Hatchet engine is configured."""
 
 TERMINAL = {"completed", "failed", "cancelled", "incomplete"}
 
@@ -216,12 +223,20 @@ def pause_resume_call(
     return round_trip
 
 
-async def _background(bench: Bench, base: str, poll: float) -> dict[str, Any]:
+async def _background(
+    bench: Bench,
+    base: str,
+    poll: float,
+    floors: dict[str, Call] | None = None,
+    seconds: float | None = None,
+) -> dict[str, Any]:
     """Submit ``trivial`` with ``background=true``, poll until it ends; and plain.
 
     ``completed`` times submission until a poll (every ``poll`` seconds) sees
     the run completed; ``plain`` is the same graph in the foreground, on the
-    same server, measured in interleaved rounds.
+    same server. ``floors`` (name → call) are measured in the same
+    interleaved rounds, each under ``floor_<name>``. ``seconds`` is the
+    measuring time of each call (default ``bench.seconds``).
     """
     submit_url = f"{base}/v1/responses"
     body = encode({**RESPONSES_BODY, "background": True})
@@ -243,18 +258,21 @@ async def _background(bench: Bench, base: str, poll: float) -> dict[str, Any]:
         ):
             raise RuntimeError(f"background run ended {response['status']}")
 
-    out: dict[str, Any] = await compare(
-        {
-            "plain": bench.responses_call(RESPONSES_BODY, base=base),
-            "completed": submit_and_wait,
-        },
-        bench.seconds,
-        warmup=bench.warmup,
-    )
+    calls: dict[str, Call] = {
+        "plain": bench.responses_call(RESPONSES_BODY, base=base),
+        "completed": submit_and_wait,
+    }
+    calls |= {f"floor_{name}": call for name, call in (floors or {}).items()}
+    seconds = bench.seconds if seconds is None else seconds
+    out: dict[str, Any] = await compare(calls, seconds, warmup=bench.warmup)
     out["poll_interval_ms"] = 1000 * poll
     out["submit_p50_ms"] = percentile_ms(submits[bench.warmup :], 0.5)
     out["ratio"] = out["completed"]["p50_ms"] / out["plain"]["p50_ms"]
     return out
+
+
+HATCHET_SECONDS = 15.0
+"""Least measuring time of each Hatchet call outside quick mode (about 100 runs)."""
 
 
 async def background_memory(bench: Bench) -> dict[str, Any]:
@@ -266,31 +284,69 @@ async def background_memory(bench: Bench) -> dict[str, Any]:
     return await _background(bench, bench.lgos.base, poll=0.001)
 
 
-async def background_hatchet(bench: Bench, requested: bool) -> dict[str, Any]:
+async def background_hatchet(bench: Bench, requested: bool | None) -> dict[str, Any]:
     """Measure the same with ``LGOS_BACKGROUND_ENGINE=hatchet`` and ``lgos worker``.
 
-    Needs a Hatchet engine configured through ``HATCHET_CLIENT_*`` variables
-    (``HATCHET_CLIENT_TOKEN``, or ``HATCHET_CLIENT_EMBEDDED_BINARY_PATH``
-    for the SDK's embedded mode); both processes inherit them. Polls every
-    20 ms.
+    The engine is the one ``HATCHET_CLIENT_*`` variables configure, or else
+    the embedded engine started here (:func:`bench.hatchet.hatchet_environment`)
+    on a temporary PostgreSQL database. Polls every 20 ms. Beside it, in the
+    same interleaved rounds, the engine floor (:mod:`bench.hatchet`): the
+    Hatchet SDK alone triggering a no-op task on its own worker process and
+    waiting for it, by polling the REST API every 20 ms (``floor_rest``, how
+    LGOS reads a run) and by the SDK's result wait (``floor_listen``).
+    ``vs_floor`` is ``completed`` / the faster floor, at p50 and p99.
+
+    ``requested`` is ``--hatchet`` (True), ``--no-hatchet`` (False) or
+    neither (None): then it runs when an engine is configured or already
+    built (``scripts/ensure-hatchet.sh``), except in quick mode.
 
     Raises:
-        Skipped: Not requested (``--hatchet``), or no engine configured.
+        Skipped: Not requested, or no engine here (no configuration, no
+            PostgreSQL, the engine could not be built or started).
 
     """
-    if not requested:
-        raise Skipped("pass --hatchet (with a Hatchet engine configured) to measure it")
-    if not any(os.environ.get(name) for name in HATCHET_VARIABLES):
-        msg = (
-            "no Hatchet engine is configured: set HATCHET_CLIENT_TOKEN (and the "
-            "other HATCHET_CLIENT_* variables of your engine), or "
-            "HATCHET_CLIENT_EMBEDDED_BINARY_PATH for the embedded engine"
-        )
-        raise Skipped(msg)
-    env = {"LGOS_BACKGROUND_ENGINE": "hatchet"}
+    if requested is None:
+        if bench.quick:
+            raise Skipped("quick mode: pass --hatchet to measure it")
+        if not engine_configured() and engine_built() is None:
+            msg = (
+                "no Hatchet engine configured or built: pass --hatchet to build "
+                "it (scripts/ensure-hatchet.sh, needs Go) or set HATCHET_CLIENT_*"
+            )
+            raise Skipped(msg)
+    elif not requested:
+        raise Skipped("--no-hatchet given; pass --hatchet to measure it")
+    poll = 0.02
     with ExitStack() as stack:
-        stack.enter_context(
-            Server([LGOS, "worker", FACTORY], ready_path=None, name="hatchet-worker")
-        )
-        server = stack.enter_context(Server.lgos(env=env, name="lgos-hatchet"))
-        return await _background(bench, server.base, poll=0.02)
+        database = None
+        if not engine_configured():
+            database = stack.enter_context(postgres_database(None))
+        try:
+            stack.enter_context(hatchet_environment(database))
+        except EngineUnavailable as exc:
+            raise Skipped(str(exc)) from exc
+        workers = [
+            HatchetWorker([LGOS, "worker", FACTORY], "hatchet-worker"),
+            HatchetWorker(floor_worker_command(), "hatchet-floor-worker"),
+        ]
+        for worker in workers:
+            stack.callback(worker.stop)
+        env = {"LGOS_BACKGROUND_ENGINE": "hatchet"}
+        server = Server.lgos(env=env, name="lgos-hatchet")
+        stack.callback(server.stop)
+        # Three processes import LangGraph at once beside the engine: give
+        # them longer than a lone server.
+        server.wait_ready(timeout=300)
+        for worker in workers:
+            wait_healthy(worker, timeout=300)
+        floors, _client = floor_calls(poll)
+        # A run takes about 0.1 s (the REST floor 1.5 s): a p99 needs more
+        # samples than --seconds gives them, so measure each call longer.
+        seconds = bench.seconds if bench.quick else max(bench.seconds, HATCHET_SECONDS)
+        out = await _background(bench, server.base, poll, floors, seconds)
+        out["seconds"] = seconds
+    fastest = min(("floor_rest", "floor_listen"), key=lambda k: out[k]["p99_ms"])
+    out["floor"] = fastest
+    for stat in ("p50_ms", "p99_ms"):
+        out[f"vs_floor_{stat[:3]}"] = out["completed"][stat] / out[fastest][stat]
+    return out

@@ -1,76 +1,12 @@
-"""Machine description, target ratios and the printed table."""
+"""Target ratios and the printed tables of a benchmark run (``bench.json``)."""
 
 from __future__ import annotations
 
-import datetime
-import os
-import platform
-import subprocess
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-import psutil
-
 from bench.harness import ROOT
-
-PACKAGES = (
-    "langgraph-openai-serve",
-    "langgraph",
-    "langchain-core",
-    "fastapi",
-    "starlette",
-    "pydantic",
-    "uvicorn",
-    "sse-starlette",
-    "orjson",
-    "aiohttp",
-    "psycopg",
-    "hatchet-sdk",
-)
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(
-            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-
-
-def _version(name: str) -> str | None:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
-def machine() -> dict[str, Any]:
-    """CPU, cores, memory, Python, package versions, date, commit and load."""
-    return {
-        "cpu_model": _cpu_model(),
-        "logical_cores": os.cpu_count(),
-        "physical_cores": psutil.cpu_count(logical=False),
-        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "git_commit": _git("rev-parse", "--short", "HEAD"),
-        "git_dirty": bool(_git("status", "--porcelain")),
-        "load_average_at_start": list(os.getloadavg()),
-        "packages": {name: _version(name) for name in PACKAGES},
-    }
+from bench.scaling import scaling_ratios, scaling_rows
+from bench.streams import streams_ratios, streams_rows
 
 
 def _ratio(
@@ -165,7 +101,26 @@ def ratios(figures: dict[str, Any]) -> dict[str, Any]:
             out[f"background_{engine}_vs_plain"] = _ratio(
                 data["ratio"], None, "submit → completed p50 / plain request p50"
             )
+    out |= {name: _ratio(*spec) for name, spec in streams_ratios(figures).items()}
+    out |= {name: _ratio(*spec) for name, spec in scaling_ratios(figures).items()}
+    out |= _hatchet_ratios(figures)
     return out
+
+
+def _hatchet_ratios(figures: dict[str, Any]) -> dict[str, Any]:
+    """Background on Hatchet against the engine floor (the SDK alone)."""
+    data = figures.get("background", {}).get("hatchet", {})
+    if "vs_floor_p99" not in data:
+        return {}
+    floor = f"Hatchet SDK no-op task {data['floor'].removeprefix('floor_')} floor"
+    return {
+        "background_hatchet_p99_vs_engine_floor": _ratio(
+            data["vs_floor_p99"], "<= 2.00", f"submit → completed p99 / {floor} p99"
+        ),
+        "background_hatchet_p50_vs_engine_floor": _ratio(
+            data["vs_floor_p50"], None, f"submit → completed p50 / {floor} p50"
+        ),
+    }
 
 
 def _rows(rows: list[tuple[str, ...]]) -> list[str]:
@@ -287,21 +242,27 @@ def _scaling(figures: dict[str, Any]) -> list[str]:
                 )
             )
         lines += ["", *_rows(rows)]
-    streams = figures.get("concurrent_streams")
-    if streams:
-        rows = [("streams", "streams/s", "chunks/s", "p50 ms", "first p50 ms")]
-        for level, data in streams.items():
-            rows.append(
-                (
-                    level,
-                    f"{data['rate']:.1f}",
-                    f"{data['chunks_per_s']:.0f}",
-                    f"{data['p50_ms']:.1f}",
-                    f"{data['first_p50_ms']:.1f}",
-                )
-            )
-        lines += ["", *_rows(rows)]
+    if streams := streams_rows(figures):
+        lines += ["", *_rows(streams)]
     return lines
+
+
+def _hatchet_floor(figures: dict[str, Any]) -> list[str]:
+    """Render the Hatchet engine floor beside LGOS's background figure."""
+    data = figures.get("background", {}).get("hatchet", {})
+    if "floor" not in data:
+        return []
+    rows: list[tuple[str, ...]] = [HEADER]
+    rows.append(_stat("background hatchet →done", data["completed"]))
+    for name, how in (("rest", "poll REST"), ("listen", "SDK result wait")):
+        note = "the floor" if data["floor"] == f"floor_{name}" else ""
+        rows.append(_stat(f"engine floor ({how})", data[f"floor_{name}"], note))
+    return ["", *_rows(rows)]
+
+
+def _workers(figures: dict[str, Any]) -> list[str]:
+    rows, notes = scaling_rows(figures)
+    return ["", *_rows(rows), *notes] if rows else []
 
 
 def _memory(figures: dict[str, Any]) -> list[str]:
@@ -319,6 +280,21 @@ def _memory(figures: dict[str, Any]) -> list[str]:
         f"warm-up: RSS {grow['rss_after_warmup_mb']:.1f} → "
         f"{grow['rss_end_mb']:.1f} MiB ({grow['growth_per_1000_mb']:+.3f} MiB/1000); "
         f"samples {samples}",
+        *_paused_runs(data.get("paused_runs")),
+    ]
+
+
+def _paused_runs(data: dict[str, Any] | None) -> list[str]:
+    """Render the paused-runs line of the memory figures (none before it existed)."""
+    if not data:
+        return []
+    if "skipped" in data:
+        return [f"paused runs (PostgreSQL): skipped — {data['skipped']}"]
+    return [
+        f"paused runs (PostgreSQL): {data['runs']} paused: RSS "
+        f"{data['rss_before_mb']:.1f} → {data['rss_paused_mb']:.1f} MiB "
+        f"({data['kb_per_paused_run']:.1f} KiB/run), {data['rss_resumed_mb']:.1f} "
+        "MiB after they were resumed"
     ]
 
 
@@ -345,7 +321,8 @@ def table(results: dict[str, Any]) -> str:
     lifecycle = _lifecycle(figures)
     if lifecycle:
         lines += ["", *lifecycle]
-    lines += _scaling(figures) + _memory(figures)
+    lines += _hatchet_floor(figures)
+    lines += _scaling(figures) + _memory(figures) + _workers(figures)
     return "\n".join(lines)
 
 
@@ -384,7 +361,13 @@ def markdown(results: dict[str, Any]) -> str:
             (f"`{name}`", f"{data['value']:.2f}", data["target"] or "–", verdict)
         )
     out += [*_md(ratio_rows), ""]
-    for block in (_lifecycle(figures), _scaling(figures), _memory(figures)):
+    for block in (
+        _lifecycle(figures),
+        _hatchet_floor(figures),
+        _scaling(figures),
+        _memory(figures),
+        _workers(figures),
+    ):
         text = "\n".join(block).strip("\n")
         if text:
             out += ["```text", text, "```", ""]

@@ -24,7 +24,6 @@ from typing import Any
 
 from bench.figures import (
     Bench,
-    concurrent_streams,
     conversation_length,
     graph_size,
     stream,
@@ -37,8 +36,11 @@ from bench.lifecycle import (
     background_memory,
     interrupt_round_trip,
 )
+from bench.machine import machine
 from bench.memory import memory
-from bench.report import machine, ratios, table
+from bench.report import ratios, table
+from bench.scaling import scaling
+from bench.streams import concurrent_streams
 
 GROUPS = (
     "requests",
@@ -49,6 +51,7 @@ GROUPS = (
     "conversation",
     "streams",
     "memory",
+    "scaling",
 )
 """Figure groups ``--only`` selects from; the floors always run."""
 
@@ -74,7 +77,8 @@ def _runners(options: argparse.Namespace) -> dict[str, tuple[str, Any]]:
         "graph-size": ("graph_size", graph_size),
         "conversation": ("conversation", conversation_length),
         "streams": ("concurrent_streams", concurrent_streams),
-        "memory": ("memory", memory),
+        "memory": ("memory", lambda bench: memory(bench, options.postgres_uri)),
+        "scaling": ("scaling", scaling),
     }
 
 
@@ -169,12 +173,16 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--hatchet",
-        action="store_true",
-        help="also measure background runs on Hatchet (needs HATCHET_CLIENT_TOKEN)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="measure background runs on Hatchet (default: when an engine is "
+        "configured or built, not in --quick); --hatchet builds and starts the "
+        "embedded engine if no HATCHET_CLIENT_* is set",
     )
     parser.add_argument(
         "--postgres-uri",
-        help="database for the interrupt figure (default: a temporary database "
+        help="database for the interrupt and paused-run figures (default: a "
+        "temporary database "
         "on LGOS_TEST_POSTGRES_URI or the local lgos superuser)",
     )
     parser.add_argument(

@@ -14,9 +14,12 @@ from typing import Any
 
 import pytest
 
-from bench.report import table
+from bench.report import markdown, ratios, table
 from bench.run import GROUPS, parser
 from tests.procs import ROOT
+
+# The module's run (the first test's fixture) starts several servers.
+pytestmark = pytest.mark.timeout(600)
 
 STAT_KEYS = {"rate", "p50_ms", "p99_ms", "n", "concurrency", "round_rates"}
 
@@ -43,7 +46,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=110,
+        # Every group starts its own servers (the scaling group two 2-worker
+        # servers: six processes importing LangGraph, the memory group three
+        # fresh servers): about 100 s on a quiet machine, 250 s and more
+        # beside other work on two cores.
+        timeout=540,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     data = json.loads(output.read_text())
@@ -149,7 +156,7 @@ def test_interrupt_and_background(results: dict[str, Any]) -> None:
     check_stat(memory["completed"])
     assert 0 < memory["submit_p50_ms"] <= memory["completed"]["p99_ms"]
     assert results["ratios"]["background_memory_vs_plain"]["value"] == memory["ratio"]
-    # Hatchet only runs with --hatchet and an engine; the reason is given.
+    # Quick mode skips Hatchet unless --hatchet is given; the reason says so.
     assert "--hatchet" in background["hatchet"]["skipped"]
 
 
@@ -176,8 +183,31 @@ def test_cost_as_work_grows(results: dict[str, Any]) -> None:
     streams = figures["concurrent_streams"]
     assert list(streams) == ["1", "20"]
     for level, data in streams.items():
-        check_stat(data, int(level))
-        assert math.isclose(data["chunks_per_s"], 200 * data["rate"])
+        # LGOS and its floors, the graph's own astream and a plain SSE route.
+        for figure in (data, *data["floors"].values()):
+            check_stat(figure, int(level))
+            assert math.isclose(figure["chunks_per_s"], 200 * figure["rate"])
+            assert 0 < figure["first_p50_ms"] <= figure["p99_ms"]
+            assert figure["cpu_ms"] > 0
+        assert set(data["floors"]) == {"astream", "bare_stream"}
+    ratios = results["ratios"]
+    scaling = ratios["streams_c20_chunks_vs_c1"]
+    assert math.isclose(
+        scaling["value"], streams["20"]["chunks_per_s"] / streams["1"]["chunks_per_s"]
+    )
+    assert scaling["target"] is None  # issue 22's target is at 500 streams
+    first = ratios["streams_c20_first_delta_vs_astream"]
+    astream = streams["20"]["floors"]["astream"]
+    assert math.isclose(
+        first["value"], streams["20"]["first_p50_ms"] / astream["first_p50_ms"]
+    )
+    for name in (
+        "streams_c1_first_delta_vs_bare_stream",
+        "streams_c20_astream_chunks_vs_c1",
+        "streams_c20_bare_stream_chunks_vs_c1",
+    ):
+        assert ratios[name]["value"] > 0
+    assert "bare_stream" in results["stdout"]
 
 
 def test_memory(results: dict[str, Any]) -> None:
@@ -192,6 +222,72 @@ def test_memory(results: dict[str, Any]) -> None:
     assert math.isclose(
         growth["growth_per_1000_mb"],
         1000 * (growth["samples_mb"][-1] - growth["samples_mb"][0]) / 500,
+    )
+    # 20 runs paused at once on PostgreSQL, then all resumed.
+    paused = memory["paused_runs"]
+    assert paused["runs"] == 20
+    assert min(paused["rss_before_mb"], paused["rss_paused_mb"]) > 0
+    assert paused["rss_resumed_mb"] > 0
+    assert math.isclose(
+        paused["kb_per_paused_run"],
+        1024 * (paused["rss_paused_mb"] - paused["rss_before_mb"]) / 20,
+    )
+    assert "paused runs (PostgreSQL): 20 paused" in results["stdout"]
+
+
+def test_scaling(results: dict[str, Any]) -> None:
+    # lgos serve --workers 1 and 2, and the bare app likewise, from a load process.
+    scaling = results["figures"]["scaling"]
+    assert scaling["cores"] >= 1 and scaling["concurrency"] == 16
+    for kind in ("lgos", "bare"):
+        for workers in ("1", "2"):
+            stat = scaling[kind][workers]
+            check_stat(stat, 16)
+            assert stat["cpu_ms"] > 0 and stat["client_cpu_ms"] > 0
+        assert math.isclose(
+            scaling[kind]["ratio"],
+            scaling[kind]["2"]["rate"] / scaling[kind]["1"]["rate"],
+        )
+        server, client = (
+            scaling[kind]["1"]["cpu_ms"],
+            scaling[kind]["1"]["client_cpu_ms"],
+        )
+        expected = min(2.0, min(2, scaling["cores"]) * server / (server + client))
+        assert math.isclose(scaling[kind]["cpu_ceiling"], expected)
+    ratio = results["ratios"]["scaling_workers_2_vs_1"]
+    assert ratio["value"] == scaling["lgos"]["ratio"] and ratio["target"] == ">= 1.60"
+    assert (
+        results["ratios"]["scaling_bare_workers_2_vs_1"]["value"]
+        == (scaling["bare"]["ratio"])
+    )
+    assert "lgos: 2 workers / 1 =" in results["stdout"]
+
+
+def test_hatchet_ratios_and_rows(results: dict[str, Any]) -> None:
+    # The Hatchet figures (not run in quick mode) rendered from their shape.
+    def stat(p50: float, p99: float) -> dict[str, Any]:
+        return {"rate": 1.0, "p50_ms": p50, "p99_ms": p99, "concurrency": 1}
+
+    hatchet = {
+        "plain": stat(2, 3),
+        "completed": stat(300, 500),
+        "floor_rest": stat(1300, 2000),
+        "floor_listen": stat(200, 400),
+        "submit_p50_ms": 10.0,
+        "floor": "floor_listen",
+        "vs_floor_p50": 1.5,
+        "vs_floor_p99": 1.25,
+        "ratio": 150.0,
+    }
+    figures = {**results["figures"], "background": {"hatchet": hatchet}}
+    found = ratios(figures)
+    p99 = found["background_hatchet_p99_vs_engine_floor"]
+    assert (p99["value"], p99["target"], p99["meets"]) == (1.25, "<= 2.00", True)
+    assert found["background_hatchet_p50_vs_engine_floor"]["value"] == 1.5
+    text = table({**results, "figures": figures, "ratios": found})
+    assert "engine floor (SDK result wait)" in text and "the floor" in text
+    assert "engine floor (poll REST)" in markdown(
+        {**results, "figures": figures, "ratios": found}
     )
 
 

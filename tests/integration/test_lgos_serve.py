@@ -7,10 +7,12 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 from openai import OpenAI
 
 from tests.procs import ROOT, free_port, lgos_command, running
+from tests.waiting import wait_until
 
 
 def test_serve_runs_a_registry_factory(tmp_path: Path) -> None:
@@ -128,3 +130,65 @@ def test_serve_finds_a_factory_in_the_current_directory(tmp_path: Path) -> None:
     ):
         models = httpx.get(f"http://127.0.0.1:{port}/v1/models").json()
         assert models["data"][0]["id"] == "echo"
+
+
+@pytest.mark.timeout(300)  # two processes importing LangGraph on a busy machine
+def test_serve_runs_several_worker_processes(tmp_path: Path) -> None:
+    """``--workers 2``: each Uvicorn worker builds the factory's registry and serves.
+
+    The workers are spawned processes that import the app by path, so the
+    factory travels in ``LGOS_REGISTRY_FACTORY`` and the current directory
+    (where ``my_app.py`` lives) in their ``sys.path``. ``lgos serve``'s own
+    health-check timeout (60 s, not Uvicorn's 5) lets a worker start on a busy
+    machine without being replaced in a loop.
+    """
+    (tmp_path / "my_app.py").write_text(GOOD_FACTORY)
+    port = free_port()
+    command = [*lgos_command(), "serve", "my_app:create_registry", "--port", str(port)]
+    command += ["--workers", "2"]
+    with running(
+        command,
+        ready_url=f"http://127.0.0.1:{port}/v1/health",
+        log=tmp_path / "api.log",
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        timeout=240,
+    ) as process:
+        workers = psutil.Process(process.pid).children()
+        workers = [
+            child for child in workers if "spawn_main" in " ".join(child.cmdline())
+        ]
+        assert len(workers) == 2
+        log = tmp_path / "api.log"
+        wait_until(
+            lambda: log.read_text().count("Application startup complete") == 2,
+            timeout=240,
+            message=lambda: f"both workers to start\n{log.read_text()[-4000:]}",
+        )
+        # Connections opened together spread over the workers; each answers.
+        serving: set[int] = set()
+        clients = [httpx.Client(base_url=f"http://127.0.0.1:{port}") for _ in range(40)]
+        try:
+            for client in clients:
+                reply = client.post(
+                    "/v1/responses", json={"model": "echo", "input": "hi"}
+                )
+                assert reply.status_code == 200, reply.text
+                assert reply.json()["output"][-1]["content"][0]["text"] == "Echo: hi"
+            for worker in workers:
+                if _holds_connection(worker, port):
+                    serving.add(worker.pid)
+        finally:
+            for client in clients:
+                client.close()
+        assert serving == {worker.pid for worker in workers}
+
+
+def _holds_connection(worker: psutil.Process, port: int) -> bool:
+    """Whether ``worker`` holds an established connection on the server's ``port``."""
+    return any(
+        conn.laddr
+        and conn.laddr.port == port
+        and conn.status == psutil.CONN_ESTABLISHED
+        for conn in worker.net_connections()
+    )

@@ -14,8 +14,11 @@ import base64
 import contextvars
 import json
 import logging
+import threading
+import time
 import uuid
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -209,7 +212,8 @@ class FakeHatchet:
         record.output = {self.task.name: output}
         record.status = V1TaskStatus.COMPLETED
 
-    async def aio_get(self, run_id: str) -> Any:
+    def get(self, run_id: str) -> Any:
+        # Blocking, as the SDK's ``runs.get``: the backend calls it on a thread.
         if run_id not in self.records:
             raise LookupError(run_id)
         return SimpleNamespace(run=self.records[run_id])
@@ -300,6 +304,146 @@ async def test_the_run_records_the_submitting_request_id(
 
     await eventually(completed, message="the run to complete")
     assert [m["lgos.request_id"] for m in seen] == [request_id]
+
+
+class LaggingRestHatchet(FakeHatchet):
+    """The engine's run-event stream reports results; its REST API lags behind.
+
+    As a real engine does for about a second after a short run ends (longer
+    on a busy machine): ``get`` does not show the run until ``visible``
+    is set, while the trigger's ref delivers the result (``aio_result``).
+    """
+
+    def __init__(self, task: Any, graphs: GraphRegistry) -> None:
+        super().__init__(task, graphs)
+        self.visible = False
+        self.rest_reads = 0
+
+    async def aio_run(
+        self, task_input: BackgroundTaskInput, wait_for_result: bool
+    ) -> Any:
+        ref = await super().aio_run(task_input, wait_for_result)
+        run_id = ref.workflow_run_id
+
+        async def aio_result() -> dict[str, Any]:
+            await self.jobs[run_id]
+            return self.records[run_id].output[self.task.name]
+
+        return SimpleNamespace(workflow_run_id=run_id, aio_result=aio_result)
+
+    def get(self, run_id: str) -> Any:
+        self.rest_reads += 1
+        if not self.visible:
+            raise LookupError(run_id)
+        return super().get(run_id)
+
+
+async def test_a_poll_sees_the_result_before_the_rest_api_does() -> None:
+    graphs = registry()
+    task = create_hatchet_task(offline_hatchet())
+    fake = LaggingRestHatchet(task, graphs)
+    backend = HatchetBackgroundBackend(fake, fake)
+    app = FastAPI()
+    LanggraphOpenaiServe(graphs, app, background=backend).bind_openai_api()
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport) as http:
+        client = AsyncOpenAI(
+            base_url="http://lgos/v1",
+            api_key="x",
+            http_client=http,  # type: ignore[arg-type]  # httpx's, as the SDK takes
+            max_retries=0,
+        )
+        queued = await client.responses.create(
+            model="echo", input="hi", background=True
+        )
+        # Not visible through REST and not finished: still queued.
+        assert (await client.responses.retrieve(queued.id)).status == "queued"
+        fake.release.set()
+
+        async def completed() -> Any:
+            done = await client.responses.retrieve(queued.id)
+            return done if done.status == "completed" else None
+
+        done = await eventually(completed, message="the run to complete")
+        assert (done.output_text, done.id) == ("Echo: hi", queued.id)
+        # A read an earlier poll started may still be on its thread.
+        await eventually(lambda: not backend._reads, message="reads in flight")
+        reads = fake.rest_reads
+        # Later polls and a cancel answer from the result, not the REST API.
+        await client.responses.retrieve(queued.id)
+        await client.responses.cancel(queued.id)
+        assert fake.rest_reads == reads and fake.cancelled == []
+        # A failed or cancelled run is left to the REST API, as before.
+        fake.release.clear()
+        other = await client.responses.create(
+            model="echo", input="stop me", background=True
+        )
+        fake.visible = True
+        cancelled = await client.responses.cancel(other.id)
+        assert cancelled.status == "cancelled"
+    for job in fake.jobs.values():
+        job.cancel()
+
+
+class SlowRestHatchet(LaggingRestHatchet):
+    """Its REST reads of a run it does not show block until ``answer`` is set.
+
+    As the SDK's do: ``runs.get`` retries a 404 for a second or two. Its
+    triggers run on the event loop's default executor, as the SDK's do.
+    """
+
+    def __init__(self, task: Any, graphs: GraphRegistry) -> None:
+        super().__init__(task, graphs)
+        self.answer = threading.Event()
+        self.waiting = 0
+
+    async def aio_run(
+        self, task_input: BackgroundTaskInput, wait_for_result: bool
+    ) -> Any:
+        await asyncio.to_thread(lambda: None)
+        return await super().aio_run(task_input, wait_for_result)
+
+    def get(self, run_id: str) -> Any:
+        if not self.visible:
+            self.waiting += 1
+            self.answer.wait(10)
+        return super().get(run_id)
+
+
+async def test_slow_rest_reads_hold_up_neither_submits_nor_each_other() -> None:
+    # A small default executor, as on a two-CPU machine (6 threads).
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(2))
+    graphs = registry()
+    fake = SlowRestHatchet(create_hatchet_task(offline_hatchet()), graphs)
+    backend = HatchetBackgroundBackend(fake, fake)
+
+    def job() -> BackgroundJob:
+        return new_job(
+            {"model": "echo", "input": "hi", "background": True},
+            owner_scope="default",
+            run_id=uuid.uuid4(),
+            idempotency_key=None,
+        )
+
+    try:
+        runs = [await backend.submit(job()) for _ in range(3)]
+        # Many polls of runs the REST API does not show yet: each run's
+        # polls share one read, and answer queued once it is delivered.
+        polls = [
+            asyncio.ensure_future(backend.get(run.id)) for run in runs for _ in range(5)
+        ]
+        await asyncio.sleep(0.1)
+        assert fake.waiting == len(runs)
+        # Those reads still blocking, another submit goes through at once.
+        start = time.monotonic()
+        await asyncio.wait_for(backend.submit(job()), 5)
+        assert time.monotonic() - start < 1
+        fake.answer.set()
+        assert {(await poll).status for poll in polls} == {"queued"}  # type: ignore[union-attr]
+    finally:
+        fake.answer.set()
+        for task in fake.jobs.values():
+            task.cancel()
 
 
 async def test_unknown_runs_are_none() -> None:

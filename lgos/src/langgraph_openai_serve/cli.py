@@ -73,8 +73,32 @@ def _serve(factory: str, **options: Any) -> None:
     uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
 
 
+WORKER_HEALTHCHECK_SECONDS = 60
+"""``lgos serve``'s default ``--timeout-worker-healthcheck`` (Uvicorn's is 5 s).
+
+With ``--workers N`` Uvicorn replaces a worker that does not answer its
+health check in time; a worker importing LangGraph and a registry factory can
+take longer than 5 s on a busy machine, and would be replaced in a loop.
+"""
+
+
+def _with_lgos_default(param: click.Parameter) -> click.Parameter:
+    if param.name != "timeout_worker_healthcheck":
+        return param
+    return click.Option(
+        param.opts,
+        type=int,
+        default=WORKER_HEALTHCHECK_SECONDS,
+        show_default=True,
+        help="Maximum number of seconds to wait for a worker to respond to a "
+        "healthcheck (lgos serve's default; Uvicorn's own is 5).",
+    )
+
+
 _uvicorn_options = [
-    param for param in uvicorn_command.params if param.name not in {"app", "factory"}
+    _with_lgos_default(param)
+    for param in uvicorn_command.params
+    if param.name not in {"app", "factory"}
 ]
 
 serve = click.Command(

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import orjson
 from sse_starlette import EventSourceResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 __all__ = ["data_bytes", "event_bytes", "sse_response"]
 
@@ -27,8 +27,24 @@ def data_bytes(payload: dict[str, Any] | str) -> bytes:
     return b"data: %s\n\n" % body
 
 
-class _ClosingEventSourceResponse(EventSourceResponse):
-    """An ``EventSourceResponse`` that awaits ``on_close`` however it ends."""
+class _EventStream(EventSourceResponse):
+    """An ``EventSourceResponse`` that sends without a needless cancel scope.
+
+    sse-starlette wraps every send in ``anyio.move_on_after(send_timeout)``;
+    with no timeout (LGOS sets none) that scope can never fire, yet costs a
+    ``CancelScope`` per message. Sends with a timeout keep sse-starlette's
+    behaviour (``SendTimeoutError``).
+    """
+
+    async def _send_with_timeout(self, send: Send, message: Message) -> None:
+        if self.send_timeout is None:
+            await send(message)
+        else:
+            await super()._send_with_timeout(send, message)
+
+
+class _ClosingEventSourceResponse(_EventStream):
+    """An event stream that awaits ``on_close`` however it ends."""
 
     def __init__(
         self,
@@ -62,5 +78,5 @@ def sse_response(
     """
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     if on_close is None:
-        return EventSourceResponse(body, headers=headers)
+        return _EventStream(body, headers=headers)
     return _ClosingEventSourceResponse(body, on_close, headers=headers)

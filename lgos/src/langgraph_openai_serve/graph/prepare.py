@@ -27,7 +27,7 @@ from langgraph.types import Command
 
 from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
-from langgraph_openai_serve.graph.coordinator import Lease
+from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
 from langgraph_openai_serve.graph.interrupt import (
     INSTRUCTIONS_METADATA_KEY,
     InterruptResume,
@@ -39,6 +39,7 @@ from langgraph_openai_serve.graph.interrupt import (
     instructions_digest,
     resume_values,
 )
+from langgraph_openai_serve.graph.lease_guard import LeaseSessionSaver
 from langgraph_openai_serve.graph.message_ids import graph_messages
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
@@ -148,7 +149,21 @@ async def find_pause(
     one, or an ancestor hidden by the exit checkpoint that a cut-off resume
     wrote (a finished run has no thread left to search).
     """
+    pause, _ = await _read_thread(graph, config, run_id)
+    return pause
+
+
+async def _read_thread(
+    graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
+) -> tuple[Pause | None, bool]:
+    """Return :func:`find_pause`'s answer, and whether the thread has a checkpoint.
+
+    The second value is False when the thread has no root checkpoint at all:
+    a new run, or one whose thread was deleted.
+    """
     snapshot = await graph.aget_state(config)
+    if snapshot.created_at is None:  # LangGraph's snapshot of no checkpoint
+        return None, False
     hidden = False
     for _ in range(_PAUSE_SEARCH_DEPTH):
         # A checkpoint with nothing next is a finished run (its thread was
@@ -159,7 +174,7 @@ async def find_pause(
         snapshot = await graph.aget_state(snapshot.parent_config)
         hidden = True
     if not snapshot.interrupts:
-        return None
+        return None, True
     batch = LangGraphInterruptBatch(
         run_id=run_id,
         checkpoint_key=config.get("configurable", {})["thread_id"],
@@ -167,12 +182,23 @@ async def find_pause(
         interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
     )
     digest = (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
-    return Pause(batch, digest, hidden)
+    return Pause(batch, digest, hidden), True
 
 
-async def _still_held(lease: Lease | None) -> bool:
-    """Whether the run still holds its lease; shielded, as clean-up must be."""
+async def _still_held(graph: CompiledStateGraph, lease: Lease | None) -> bool:
+    """Whether the run may still delete its thread; shielded, as clean-up must be.
+
+    A checkpointer deleting on the lease's own session
+    (:class:`~.lease_guard.LeaseSessionSaver`) needs no check: its deletion
+    cannot land once the session ended and freed the lease, and fails (marking
+    the lease lost) instead. Any other asks the lease now.
+    """
     if lease is None:
+        return True
+    if lease.lost.is_set():
+        return False
+    saver = graph.checkpointer
+    if isinstance(saver, LeaseSessionSaver) and saver.writes_on_lease(lease):
         return True
     with anyio.move_on_after(_CLEANUP_SECONDS, shield=True):
         return await lease.holds()
@@ -185,6 +211,11 @@ async def _delete_thread(graph: CompiledStateGraph, thread_id: str) -> None:
     with anyio.move_on_after(_CLEANUP_SECONDS, shield=True):
         try:
             await checkpointer.adelete_thread(thread_id)  # type: ignore[union-attr]
+        except LeaseLostError:  # its session ended: another holder decides
+            logger.warning(
+                "Did not delete checkpoint thread %s: the run lost its lease",
+                thread_id[:12],
+            )
         except Exception:
             logger.exception("Could not delete checkpoint thread %s", thread_id)
 
@@ -281,7 +312,7 @@ async def prepare_run(
     runnable_config["configurable"] = {"thread_id": key}
     async with AsyncExitStack() as stack:
         lease = await stack.enter_async_context(registry.run_coordinator.lease(key))
-        pause = await find_pause(graph, runnable_config, run_id)
+        pause, saved = await _read_thread(graph, runnable_config, run_id)
         pending = pause.batch if pause is not None else None
         recorded = pause.instructions if pause is not None else None
         resume_from = None
@@ -289,7 +320,8 @@ async def prepare_run(
             if pause is None:
                 # What is left, if anything, is a finished run cut off before
                 # its thread was deleted: finish the clean-up now.
-                await _delete_thread(graph, key)
+                if saved:
+                    await _delete_thread(graph, key)
                 raise NotPausedError(interrupts=True)
             graph_input: Any = Command(resume=resume_values(resume, pause.batch))
             check_resumed_instructions(resume, recorded)
@@ -298,7 +330,9 @@ async def prepare_run(
             pending = None
         elif pending is None:
             # A leftover without pending interrupts is a dead run: start afresh.
-            await _delete_thread(graph, key)
+            # (A new run's thread has nothing to delete.)
+            if saved:
+                await _delete_thread(graph, key)
             graph_input = await config.build_input(
                 request, graph_messages(config, graph, messages)
             )
@@ -326,5 +360,7 @@ async def prepare_run(
             yield run
         finally:
             # A lost lease may have a new holder: write (delete) nothing more.
-            if run.disposition is Disposition.CLEANUP and await _still_held(lease):
+            if run.disposition is Disposition.CLEANUP and await _still_held(
+                graph, lease
+            ):
                 await _delete_thread(graph, key)

@@ -16,15 +16,22 @@ Usage, in both the API process and the worker::
 The worker's lifespan yields the :class:`GraphRegistry` (with its run
 coordinator) that the task executes. The core package never imports this
 module.
+
+One module: the task, its input model, its status mapping and the backend
+that triggers, reads and cancels its runs are one integration, imported by
+users from this one documented path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import os
 import time
 import uuid
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -65,6 +72,15 @@ RECENT_RUNS = 10_000
 COLLISION_WAIT_SECONDS = 15.0
 # How long a cancel waits for Hatchet to report the run finished.
 CANCEL_WAIT_SECONDS = 10.0
+# How long a submitting process listens for its run's result: the task's
+# schedule and execution timeouts, after which the engine has ended it.
+LISTEN_SECONDS = (SCHEDULE_TIMEOUT + EXECUTION_TIMEOUT).total_seconds()
+# Threads reading runs through the REST API (the SDK's blocking ``runs.get``).
+# A read of a run the API does not show yet blocks for seconds while the SDK
+# retries the 404, so reads get threads of their own: on the event loop's
+# default executor (``min(32, CPUs + 4)`` threads) they starved the SDK's
+# triggers, which run there too, and delayed submits by up to a second.
+READ_THREADS = 32
 _ACTIVE = frozenset({"queued", "in_progress"})
 
 _STATUSES = {
@@ -183,7 +199,8 @@ class HatchetBackgroundBackend:
 
     Args:
         task: The task from :func:`create_hatchet_task`.
-        runs: ``hatchet.runs``, Hatchet's runs client.
+        runs: ``hatchet.runs``, Hatchet's runs client (its blocking ``get`` is
+            called on threads of this backend, ``aio_cancel`` on the loop).
 
     """
 
@@ -192,26 +209,74 @@ class HatchetBackgroundBackend:
         self._runs = runs
         # Runs this process submitted, by ID: Hatchet's REST API shows a run
         # only after its engine has processed the trigger (about a second), and
-        # a poll or retry in that window must still find it.
-        self._recent: OrderedDict[str, tuple[float, BackgroundJob]] = OrderedDict()
+        # a poll or retry in that window must still find it. Once the engine's
+        # run-event stream reports a run's Response, it is kept here too, so
+        # polls see it at once rather than when the REST API catches up.
+        self._recent: OrderedDict[
+            str, tuple[float, BackgroundJob, dict[str, Any] | None]
+        ] = OrderedDict()
+        self._listeners: dict[str, asyncio.Task[None]] = {}
+        # REST reads in flight, by run ID: concurrent polls of a run share one.
+        self._reads: dict[str, asyncio.Future[Any]] = {}
+        self._read_threads = ThreadPoolExecutor(
+            READ_THREADS, thread_name_prefix="lgos-hatchet-read"
+        )
 
-    def _remember(self, run_id: str, job: BackgroundJob) -> None:
+    def _remember(
+        self, run_id: str, job: BackgroundJob, response: dict[str, Any] | None = None
+    ) -> None:
         now = time.monotonic()
-        self._recent[run_id] = (now, job)
+        self._recent.pop(run_id, None)
+        self._recent[run_id] = (now, job, response)
         while self._recent:
-            oldest, (since, _) = next(iter(self._recent.items()))
+            oldest, (since, *_) = next(iter(self._recent.items()))
             if len(self._recent) <= RECENT_RUNS and now - since <= RECENT_SECONDS:
                 break
             del self._recent[oldest]
 
-    def _recent_job(self, run_id: str) -> BackgroundJob | None:
+    def _recent_entry(
+        self, run_id: str
+    ) -> tuple[BackgroundJob, dict[str, Any] | None] | None:
         entry = self._recent.get(run_id)
         if entry is None or time.monotonic() - entry[0] > RECENT_SECONDS:
             return None
-        return entry[1]
+        return entry[1], entry[2]
+
+    def _listen(self, run_id: str, ref: Any, job: BackgroundJob) -> None:
+        """Await the run's result on the engine's run-event stream, in the background.
+
+        The SDK multiplexes these waits over one gRPC stream per process
+        (``aio_result``). A completed run's Response is then remembered for
+        ``RECENT_SECONDS``; failures, cancellations and a broken stream leave
+        the run to the REST API, as before.
+        """
+        waiter = getattr(ref, "aio_result", None)
+        if waiter is None:
+            return
+        listener = asyncio.get_running_loop().create_task(
+            self._await_result(run_id, waiter, job),
+            # Not the submitting request's context: the wait outlives it.
+            context=contextvars.Context(),
+        )
+        self._listeners[run_id] = listener
+        listener.add_done_callback(lambda _: self._listeners.pop(run_id, None))
+
+    async def _await_result(self, run_id: str, waiter: Any, job: BackgroundJob) -> None:
+        try:
+            async with asyncio.timeout(LISTEN_SECONDS):
+                output = await waiter()
+        except Exception:  # failed, cancelled, timed out: the REST API tells
+            return
+        response = _task_output(output, getattr(self._task, "name", TASK_NAME))
+        if response is not None:
+            self._remember(run_id, job, response)
 
     async def submit(self, job: BackgroundJob) -> BackgroundRun:
         """Trigger the task, or return the run an earlier submit of this key started.
+
+        This process then awaits the run's result on the engine's run-event
+        stream, so that :meth:`get` reports it completed as soon as the
+        engine does; the REST API shows it up to a few seconds later.
 
         Hatchet refuses a second trigger with the same idempotency key within
         its TTL (``IdempotencyCollisionError``, naming the existing run); the
@@ -232,6 +297,7 @@ class HatchetBackgroundBackend:
             return await self._existing(str(collision.existing_run_external_id))
         run_id = str(ref.workflow_run_id)
         self._remember(run_id, job)
+        self._listen(run_id, ref, job)
         return BackgroundRun(id=run_id, job=job)
 
     async def _existing(self, run_id: str) -> BackgroundRun:
@@ -251,16 +317,26 @@ class HatchetBackgroundBackend:
         """Read one run from Hatchet, or None when it has no such run.
 
         A run this process submitted that Hatchet's API does not show yet is
-        reported as queued.
+        reported as queued; one whose Response the engine's run-event stream
+        already delivered (see :meth:`submit`) is reported from it, without
+        asking the REST API.
         """
         try:
             uuid.UUID(run_id)
         except ValueError:
             return None
+        recent = self._recent_entry(run_id)
+        job, response = recent if recent is not None else (None, None)
+        if job is not None and response is not None:
+            run = BackgroundRun(id=run_id, job=job)
+            run.response = response
+            run.status = response["status"]
+            return run
         try:
-            details = await self._runs.aio_get(run_id)
+            details = await self._read(run_id)
+        except _Delivered:
+            return await self.get(run_id)
         except Exception:  # not (yet) visible, or not a Hatchet run ID at all
-            job = self._recent_job(run_id)
             return None if job is None else BackgroundRun(id=run_id, job=job)
         record = details.run
         try:
@@ -277,6 +353,52 @@ class HatchetBackgroundBackend:
         else:
             run.status = _STATUSES.get(record.status, "failed")  # type: ignore[assignment]
         return run
+
+    def _rest_read(self, run_id: str) -> asyncio.Future[Any]:
+        """Return the REST read of ``run_id`` in flight, or start one.
+
+        Reads run on this backend's threads, never the event loop's default
+        executor, where the SDK runs its triggers: a read of a run the API
+        does not show yet takes seconds (the SDK retries the 404) and goes
+        on after the poll that started it has returned, so polls every few
+        milliseconds would otherwise fill that executor and hold up the next
+        submit. Polls of one run share its read rather than start one each.
+        """
+        read = self._reads.get(run_id)
+        if read is not None and not read.done():
+            return read
+        call = functools.partial(contextvars.copy_context().run, self._runs.get, run_id)
+        read = asyncio.get_running_loop().run_in_executor(self._read_threads, call)
+        self._reads[run_id] = read
+
+        def finished(done: asyncio.Future[Any]) -> None:
+            if self._reads.get(run_id) is done:
+                del self._reads[run_id]
+            if not done.cancelled():
+                done.exception()  # retrieved: a poll may have stopped waiting
+
+        read.add_done_callback(finished)
+        return read
+
+    async def _read(self, run_id: str) -> Any:
+        """Read the run through the REST API, unless its result arrives first.
+
+        The REST API answers slowly for a run it does not show yet (seconds
+        on a busy engine), so a poll racing a finishing run waits for
+        whichever comes first: the REST answer, or the run's Response on
+        the event stream (then :class:`_Delivered` is raised and the caller
+        reads it from memory).
+        """
+        rest = self._rest_read(run_id)
+        listener = self._listeners.get(run_id)
+        if listener is not None:
+            await asyncio.wait({rest, listener}, return_when=asyncio.FIRST_COMPLETED)
+            if not rest.done():
+                entry = self._recent_entry(run_id)
+                if entry is not None and entry[1] is not None:
+                    raise _Delivered
+        # Shielded: other polls may be waiting for the same read.
+        return await asyncio.shield(rest)
 
     async def cancel(self, run_id: str) -> None:
         """Cancel a queued or running run; Hatchet keeps finished outcomes.
@@ -295,6 +417,10 @@ class HatchetBackgroundBackend:
             run = await self.get(run_id)
             if run is None or run.status not in _ACTIVE:
                 return
+
+
+class _Delivered(Exception):
+    """The run's Response arrived on the event stream before the REST answer."""
 
 
 def _trigger_input(payload: Any) -> Any:
