@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import chainlit as cl
 import chainlit.data
 import httpx2
 import openai
@@ -173,6 +174,22 @@ def app(monkeypatch: pytest.MonkeyPatch, clients: Clients) -> ModuleType:
     return module
 
 
+def thread_of(steps: list[dict[str, Any]]) -> ThreadDict:
+    """A saved thread named "Refund" with ``steps`` (their ``threadId`` set)."""
+    thread_id = str(uuid.uuid4())
+    return {
+        "id": thread_id,
+        "createdAt": "2025-01-01T00:00:00Z",
+        "name": "Refund",
+        "userId": None,
+        "userIdentifier": None,
+        "tags": None,
+        "metadata": None,
+        "steps": [{**step, "threadId": thread_id} for step in steps],  # type: ignore[typeddict-item]
+        "elements": None,
+    }
+
+
 async def saved_thread(clients: Clients) -> tuple[dict[str, Any], ThreadDict]:
     """A thread that showed a file and waits for an answer: its state, history."""
     async with clients.recording_files_client("setup") as files:
@@ -221,27 +238,17 @@ async def saved_thread(clients: Clients) -> tuple[dict[str, Any], ThreadDict]:
             response_id="resp_refund", calls=[interrupt], mark=len(items) - 1
         ),
     )
-    thread_id = str(uuid.uuid4())
-    thread: ThreadDict = {
-        "id": thread_id,
-        "createdAt": "2025-01-01T00:00:00Z",
-        "name": "Refund",
-        "userId": None,
-        "userIdentifier": None,
-        "tags": None,
-        "metadata": None,
-        "steps": [
+    thread = thread_of(
+        [
             {
                 "id": SHOWN_IN,
-                "threadId": thread_id,
                 "type": "assistant_message",
                 "name": MODEL,
                 "output": "Here is the chart.",
                 "metadata": {DISPLAY_CALL_KEY: "call_chart"},
             }
-        ],
-        "elements": None,
-    }
+        ]
+    )
     return session.to_state(), thread
 
 
@@ -389,3 +396,254 @@ async def test_reopening_connects_twice_and_shows_everything_once(
     assert clients.files_calls
     assert {call.split()[0] for call in clients.files_calls} == {"files-2"}
     assert ui_errors(caplog) == []
+
+
+# --------------------------------------------------------------------------
+# A reopened thread whose page reconnects mid-question or mid-turn.
+#
+# Chainlit's frontend may reconnect a page several times while it reopens a
+# thread; each reconnect of the same Chainlit session puts the thread's saved
+# metadata back into the user session and calls ``on_chat_resume`` again. A
+# click on buttons an earlier connection showed may reach a later one before
+# it asked the question itself, and a turn (the resume of the answered
+# pause) may still run. The pause here is a real one from the demo API.
+# --------------------------------------------------------------------------
+
+REQUEST = "Refund order 42: the kettle arrived broken."
+QUESTION_STEP = "msg-question"
+"""The history message that asked the question (its buttons go back there)."""
+
+
+async def paused_thread(clients: Clients) -> tuple[dict[str, Any], ThreadDict]:
+    """A thread paused on the ``approval`` question, asked in ``msg-question``."""
+    async with clients.lgos_client() as lgos:
+        session = ChatSession.from_model(await lgos.models.retrieve(MODEL))
+        await session.conversation.ask(lgos, REQUEST)
+    pause = session.conversation.pending
+    assert pause is not None
+    question = pause.next_question()
+    assert question is not None
+    session.shown_question = {"call_id": question.call_id, "message_id": QUESTION_STEP}
+    thread = thread_of(
+        [
+            {
+                "id": QUESTION_STEP,
+                "parentId": None,
+                "createdAt": "2025-01-01T00:00:01Z",
+                "type": "assistant_message",
+                "name": MODEL,
+                "output": "Your answer is needed: Approve this refund request?",
+                "metadata": {"icon": "message-circle-question"},
+            }
+        ]
+    )
+    return session.to_state(), thread
+
+
+def events(page: Page, name: str) -> list[dict[str, Any]]:
+    return [data for event, data in page.events if event == name]
+
+
+def answer_buttons(page: Page) -> list[dict[str, Any]]:
+    return [a for a in events(page, "action") if a["forId"] == QUESTION_STEP]
+
+
+async def click(
+    connections: Connections, app: ModuleType, button: dict[str, Any]
+) -> asyncio.Task[Any]:
+    """Click ``button`` in the page: Chainlit runs the action's callback."""
+    action = cl.Action(
+        id=button["id"],
+        name=button["name"],
+        payload=button["payload"],
+        label=button["label"],
+        forId=button["forId"],
+    )
+    await connections._in_context(lambda: app.answer_button(action))
+    assert connections.session is not None
+    task = connections.session.current_task
+    assert task is not None
+    return task
+
+
+async def test_buttons_an_earlier_connection_showed_go_when_clicked(
+    app: ModuleType, clients: Clients, caplog: pytest.LogCaptureFixture
+) -> None:
+    state, thread = await paused_thread(clients)
+    metadata = {app.STATE_KEY: state}
+    connections = Connections(app, thread)
+    try:
+        first = await connections.connect(metadata)
+        await settle(app)
+        shown = answer_buttons(first)
+        assert [b["label"] for b in shown] == [
+            "approve",
+            "reject",
+            "Type another answer",
+        ]
+        # The page reconnects; the click reaches the new connection before
+        # it asks the question itself.
+        second = await connections.connect(metadata)
+        approve = next(b for b in shown if b["label"] == "approve")
+        run = await click(connections, app, approve)
+        await run
+        await settle(app)
+    finally:
+        await connections.close()
+
+    # The buttons the first connection showed are removed, by their IDs.
+    assert {a["id"] for a in events(second, "remove_action")} == {
+        b["id"] for b in shown
+    }
+    [answered] = [
+        m for m in events(second, "update_message") if m["id"] == QUESTION_STEP
+    ]
+    assert "**Your answer:** approve" in answered["output"]
+    assert answered["createdAt"] == "2025-01-01T00:00:01Z"
+    assert answer_buttons(second) == []  # not asked again
+    assert any("Approved." in m for m in second.messages())
+    assert ui_errors(caplog) == []
+
+
+async def test_buttons_keep_their_ids_when_asked_again(
+    app: ModuleType, clients: Clients
+) -> None:
+    state, thread = await paused_thread(clients)
+    metadata = {app.STATE_KEY: state}
+    connections = Connections(app, thread)
+    try:
+        first = await connections.connect(metadata)
+        await settle(app)
+        second = await connections.connect(metadata)
+        await settle(app)
+    finally:
+        await connections.close()
+
+    shown = [b["id"] for b in answer_buttons(first)]
+    assert len(shown) == 3
+    # The second connection removes the first one's buttons, then shows the
+    # same ones: the page holds one set.
+    assert [a["id"] for a in events(second, "remove_action")] == shown
+    assert [b["id"] for b in answer_buttons(second)] == shown
+
+
+async def test_a_reconnect_while_the_resume_runs_keeps_the_running_chat(
+    app: ModuleType, clients: Clients, caplog: pytest.LogCaptureFixture
+) -> None:
+    state, thread = await paused_thread(clients)
+    connections = Connections(app, thread)
+    try:
+        first = await connections.connect({app.STATE_KEY: state})
+        await settle(app)
+        assert connections.session is not None
+        running: ChatSession = user_sessions[connections.session.id][app.SESSION_KEY]
+        approve = next(b for b in answer_buttons(first) if b["label"] == "approve")
+        run = await click(connections, app, approve)
+        assert not run.done()
+        # What the thread's metadata holds now: the pause, answered.
+        answered = user_sessions[connections.session.id][app.STATE_KEY]
+        await connections.disconnect()
+        second = await connections.connect({app.STATE_KEY: answered})
+        kept = user_sessions[connections.session.id][app.SESSION_KEY]
+        await run
+        await settle(app)
+        after = user_sessions[connections.session.id]
+    finally:
+        await connections.close()
+
+    assert kept is running
+    assert events(second, "action") == []  # the answered pause is not asked again
+    assert any("Approved." in m for m in second.messages())
+    assert running.conversation.pending is None
+    assert after[app.STATE_KEY]["conversation"]["pending"] is None
+    assert ui_errors(caplog) == []
+
+
+async def test_a_reconnect_after_an_interrupted_resume_asks_again(
+    app: ModuleType, clients: Clients
+) -> None:
+    """No turn runs: an answered pause whose resume never finished is asked."""
+    state, thread = await paused_thread(clients)
+    connections = Connections(app, thread)
+    try:
+        first = await connections.connect({app.STATE_KEY: state})
+        await settle(app)
+        assert connections.session is not None
+        approve = next(b for b in answer_buttons(first) if b["label"] == "approve")
+        run = await click(connections, app, approve)
+        answered = user_sessions[connections.session.id][app.STATE_KEY]
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
+        second = await connections.connect({app.STATE_KEY: answered})
+        await settle(app)
+    finally:
+        await connections.close()
+
+    again = [m for m in second.messages() if "Approve this refund request?" in m]
+    assert len(again) == 1
+
+
+async def test_a_mid_turn_reconnect_sends_messages_saved_after_the_read(
+    app: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page redraws the thread as read; a later save is sent once more."""
+    from chainlit.user import User
+
+    from lgos_chainlit.chat_state import show_saved_changes
+    from lgos_chainlit.persistence import LgosDataLayer
+
+    layer = LgosDataLayer(f"sqlite+aiosqlite:///{tmp_path / 'history.sqlite3'}")
+    await layer.create_schema()
+    monkeypatch.setattr(chainlit.data, "_data_layer", layer)
+    thread_id = str(uuid.uuid4())
+    steps: list[Any] = [
+        {
+            "id": step_id,
+            "threadId": thread_id,
+            "name": MODEL,
+            "type": "assistant_message",
+            "output": output,
+            "createdAt": f"2025-01-01T00:00:0{n}Z",
+            "streaming": False,
+        }
+        for n, (step_id, output) in enumerate(
+            [("msg-a", "Your answer is needed"), ("msg-b", "unchanged")]
+        )
+    ]
+    connections = Connections(app, {"id": thread_id})  # type: ignore[typeddict-item]
+    page = Page("sid-1")
+    connections.session = WebsocketSession(
+        id=str(uuid.uuid4()),
+        socket_id=page.socket_id,
+        emit=page.emit,  # pyright: ignore[reportArgumentType]
+        emit_call=page.emit_call,
+        user_env={},
+        client_type="webapp",
+        thread_id=thread_id,
+    )
+    connections.session.has_first_interaction = True  # a resumed thread's session
+    sent: list[int] = []
+
+    async def reconnect() -> None:
+        user = await layer.create_user(User(identifier="demo"))
+        assert user is not None
+        await layer.update_thread(thread_id, name="Refund", user_id=user.id)
+        for step in steps:
+            await layer.create_step(dict(step))
+        read = await layer.get_thread(thread_id)
+        assert read is not None
+        await layer.update_step({**steps[0], "output": "**Answered**"})
+
+        sent.append(await show_saved_changes(read))
+        sent.append(await show_saved_changes(read | {"id": ""}))
+
+    try:
+        await connections._in_context(reconnect)
+    finally:
+        await connections.close()
+        await layer.close()
+
+    assert sent == [1, 0]
+    [update] = [data for event, data in page.events if event == "update_message"]
+    assert update["id"] == "msg-a"
+    assert update["output"] == "**Answered**"

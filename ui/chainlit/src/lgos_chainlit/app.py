@@ -49,8 +49,12 @@ from lgos_chainlit.chat_state import (
     SESSION_KEY,
     STATE_KEY,
     files_client,
+    keep_running_chat,
     lgos_client,
+    remember_chat,
+    running_chat,
     save_chat,
+    show_saved_changes,
 )
 from lgos_chainlit.file_display import reshow_files
 from lgos_chainlit.file_messages import show_reshown_files
@@ -69,6 +73,7 @@ from lgos_chainlit.persistence import LgosDataLayer, resolve_database_url
 from lgos_chainlit.questions import (
     ANSWER_ACTION,
     WRITE_ACTION,
+    adopt_question,
     ask_next,
     prompt_typing,
     record_answer,
@@ -186,7 +191,7 @@ async def _open_chat(
         return None
     if saved is not None:
         session.restore(saved)
-    cl.user_session.set(SESSION_KEY, session)
+    remember_chat(session)
     if welcome:
         await cl.Message(content=protect_markdown(session.welcome)).send()
     if session.notice:
@@ -225,17 +230,30 @@ async def resume_chat(thread: ThreadDict) -> None:
     Reopening a thread may connect twice: the first connection ends
     (:func:`end_chat`) while it waits, and a second one resumes again. The
     waiting task of an ended chat stops without a request or a message.
+    Chainlit also calls this again when the page reconnects mid-turn (the
+    same Chainlit session, the user session reset to the saved metadata):
+    the running turn's chat is kept, its answered pause is not asked again,
+    and messages saved since Chainlit read the thread are sent again
+    (:func:`~lgos_chainlit.chat_state.show_saved_changes`). The buttons an
+    earlier connection may have shown are taken over
+    (:func:`~lgos_chainlit.questions.adopt_question`).
     """
     thread_id = thread.get("id")
+    running = running_chat()
     session = await _open_chat(lgos_client(), welcome=False, resumed=True)
     if session is None:
         return
     pause = session.conversation.pending
-    if pause is not None and pause.complete:
+    if running is not None:
+        # The page reconnected mid-turn: the turn's chat stays the chat.
+        session = running
+        keep_running_chat(session)
+    elif pause is not None and pause.complete:
         # Answered, but the resume never finished here: ask again.
         pause.answers.clear()
         session.shown_question = None
         await save_chat(session)
+    adopt_question(session, thread)
     files = files_client()
 
     def chat_ended() -> bool:
@@ -249,6 +267,8 @@ async def resume_chat(thread: ThreadDict) -> None:
         if chat_ended():
             logger.debug("Thread %s was left before its files came back", thread_id)
             return
+        if running is not None:
+            await show_saved_changes(thread)
         try:
             reshown = await reshow_files(files, session.conversation.items)
             if chat_ended():

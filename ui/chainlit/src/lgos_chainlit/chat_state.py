@@ -11,9 +11,11 @@ It must run inside a Chainlit callback (it uses Chainlit's context).
 from __future__ import annotations
 
 import logging
+import weakref
 
 import chainlit as cl
 from chainlit.data import get_data_layer
+from chainlit.types import ThreadDict
 from openai import AsyncOpenAI
 
 from lgos_chainlit.persistence import LgosDataLayer
@@ -26,8 +28,12 @@ __all__ = [
     "SESSION_KEY",
     "STATE_KEY",
     "files_client",
+    "keep_running_chat",
     "lgos_client",
+    "remember_chat",
+    "running_chat",
     "save_chat",
+    "show_saved_changes",
 ]
 
 logger = logging.getLogger(__name__)
@@ -39,6 +45,36 @@ STATE_KEY = "lgos"
 """The chat's saved state: the same key in ``cl.user_session`` and in the
 thread's metadata (Chainlit also writes the user session into the metadata
 when the browser disconnects, so the two must always agree)."""
+
+_CHATS: weakref.WeakValueDictionary[str, ChatSession] = weakref.WeakValueDictionary()
+"""The chat each Chainlit session (by ID) uses, while anything holds it."""
+
+
+def remember_chat(session: ChatSession) -> None:
+    """Put ``session`` in the user session as this Chainlit session's chat."""
+    cl.user_session.set(SESSION_KEY, session)
+    _CHATS[cl.context.session.id] = session
+
+
+def running_chat() -> ChatSession | None:
+    """Return the chat whose turn still runs in this Chainlit session, if any.
+
+    A page that reconnects keeps its Chainlit session, but for a reopened
+    thread Chainlit puts the thread's saved metadata back into the user
+    session and calls ``on_chat_resume`` again, mid-turn if a turn (or the
+    resume of an answered pause) runs. That turn's chat is newer than the
+    saved state; this finds it so the resumed chat can keep it.
+    """
+    task = cl.context.session.current_task
+    if task is None or task.done():
+        return None
+    return _CHATS.get(cl.context.session.id)
+
+
+def keep_running_chat(session: ChatSession) -> None:
+    """Make ``session`` (from :func:`running_chat`) the chat again, state included."""
+    remember_chat(session)
+    cl.user_session.set(STATE_KEY, session.to_state())
 
 
 async def save_chat(session: ChatSession) -> bool:
@@ -82,3 +118,31 @@ def files_client() -> AsyncOpenAI:
         client = make_files_client(get_settings())
         cl.user_session.set(FILES_KEY, client)
     return client
+
+
+async def show_saved_changes(thread: ThreadDict) -> int:
+    """Send again the thread's messages whose text changed since ``thread`` was read.
+
+    A page that reconnects mid-turn redraws the thread as Chainlit read it
+    when the connection began: a message saved after that read (a question
+    marked answered) shows its old text until this sends the saved one.
+
+    Returns:
+        How many messages were sent again (``0`` without a data layer).
+
+    """
+    layer = get_data_layer()
+    thread_id = thread.get("id")
+    if layer is None or not thread_id:
+        return 0
+    saved = await layer.get_thread(thread_id)
+    if not saved:
+        return 0
+    drawn = {step.get("id"): step.get("output") for step in thread.get("steps") or []}
+    sent = 0
+    for step in saved.get("steps") or []:
+        step_id = step.get("id")
+        if step_id in drawn and step.get("output") != drawn[step_id]:
+            await cl.context.emitter.update_step(step)
+            sent += 1
+    return sent

@@ -19,7 +19,6 @@ It must run inside a Chainlit callback (it uses Chainlit's context).
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import chainlit as cl
@@ -38,6 +37,7 @@ __all__ = [
     "QUESTION_KEY",
     "WRITE_ACTION",
     "WRITE_ID_PREFIX",
+    "adopt_question",
     "ask_next",
     "clear_question",
     "prompt_typing",
@@ -98,7 +98,6 @@ async def ask_next(
     if question is None:
         return
     await clear_question()
-    actions = _actions(pause.response_id, question)
     shown = session.shown_question
     step = _history_step(history, shown, question.call_id)
     content = render_question(
@@ -109,43 +108,83 @@ async def ask_next(
         accepts_text=question.accepts_text,
         reminder=reminder and step is None,
     )
-    metadata = {"icon": QUESTION_ICON}
     if step is not None:
-        message = cl.Message(
-            id=step.get("id"), content=content, actions=actions, metadata=metadata
-        )
-        created = step.get("createdAt")
-        if created:
-            message.created_at = created
-        message.parent_id = step.get("parentId")
-        for action in actions:
+        message = _history_message(step, content)
+        message.actions = _actions(pause.response_id, question, message.id)
+        for action in message.actions:
             await action.send(for_id=message.id)
     else:
-        message = cl.Message(content=content, actions=actions, metadata=metadata)
+        message = cl.Message(content=content, metadata={"icon": QUESTION_ICON})
+        message.actions = _actions(pause.response_id, question, message.id)
         session.shown_question = {"call_id": question.call_id, "message_id": message.id}
         await save_chat(session)
         await message.send()
     cl.user_session.set(QUESTION_KEY, {"call_id": question.call_id, "message": message})
 
 
-def _actions(response_id: str, question: InterruptQuestion) -> list[cl.Action]:
-    """Build the question's buttons: one per choice, then one for a typed answer."""
+def adopt_question(session: ChatSession, history: ThreadDict) -> None:
+    """Make a resumed thread's question message this chat's own, sending nothing.
+
+    Reopening a thread may connect twice, and the first connection can put
+    its buttons on the question just before it ends. A click on them reaches
+    the second connection, possibly before :func:`ask_next` runs there. With
+    the message adopted at once, that click (or the next :func:`ask_next`)
+    finds a live message: it removes those buttons, whose IDs are the same in
+    every connection (see :func:`_actions`), and marks the question answered.
+    """
+    pause = session.conversation.pending
+    question = pause.next_question() if pause is not None else None
+    if pause is None or question is None:
+        return
+    step = _history_step(history, session.shown_question, question.call_id)
+    if step is None:
+        return
+    message = _history_message(step, str(step.get("output") or ""))
+    message.actions = _actions(pause.response_id, question, message.id)
+    for action in message.actions:
+        # Possibly on screen already: an update of the message must not
+        # send them a second time.
+        action.forId = message.id
+    cl.user_session.set(QUESTION_KEY, {"call_id": question.call_id, "message": message})
+
+
+def _history_message(step: StepDict, content: str) -> cl.Message:
+    """Rebuild the question message ``step`` of a resumed thread (sends nothing)."""
+    message = cl.Message(
+        id=step.get("id"), content=content, metadata={"icon": QUESTION_ICON}
+    )
+    created = step.get("createdAt")
+    if created:
+        message.created_at = created
+    message.parent_id = step.get("parentId")
+    return message
+
+
+def _actions(
+    response_id: str, question: InterruptQuestion, message_id: str
+) -> list[cl.Action]:
+    """Build the question's buttons: one per choice, then one for a typed answer.
+
+    The IDs derive from the question message's ID and the button's place, so
+    every connection of a chat names the buttons on one message alike and can
+    remove the ones another connection showed (Chainlit removes by ID).
+    """
     payload = {"response_id": response_id, "call_id": question.call_id}
     actions = [
         cl.Action(
-            id=f"{CHOICE_ID_PREFIX}{uuid.uuid4()}",
+            id=f"{CHOICE_ID_PREFIX}{message_id}-{index}",
             name=ANSWER_ACTION,
             label=choice,
             tooltip=f"Answer “{choice}”",
             payload={**payload, "answer": choice},
         )
-        for choice in question.choices
+        for index, choice in enumerate(question.choices)
     ]
     other = question.other_label
     if other is not None:
         actions.append(
             cl.Action(
-                id=f"{WRITE_ID_PREFIX}{uuid.uuid4()}",
+                id=f"{WRITE_ID_PREFIX}{message_id}",
                 name=WRITE_ACTION,
                 label=other,
                 icon="pencil",

@@ -146,7 +146,7 @@ def chat_profiles_for(
     return profiles
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class ChatSession:
     """The state of one chat with one model."""
 
