@@ -49,13 +49,14 @@ lint: sync
     uv run --frozen --no-sync ruff format --check .
     uv run --frozen --no-sync pyright
 
-# Lint, then the whole suite (starts PostgreSQL, installs it, Chromium, the JS clients, the LiteLLM proxy and a Docker engine if missing)
+# Lint, then the whole suite (starts PostgreSQL, installs it, Chromium, the JS clients, the LiteLLM proxy, Open WebUI and a Docker engine if missing)
 test *ARGS: sync lint
     bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
     bash scripts/ensure-node-clients.sh
     bash scripts/ensure-hatchet.sh >/dev/null
     bash scripts/ensure-litellm.sh >/dev/null
+    bash scripts/ensure-open-webui.sh >/dev/null
     bash scripts/compose-e2e.sh prepare --if-possible
     uv run --frozen --no-sync pytest {{ ARGS }}
 

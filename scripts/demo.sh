@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: just demo [--compose | --local] [--gateway] [--mcp] [--observability] [--dry-run]
+Usage: just demo [--compose | --local] [--gateway] [--mcp] [--open-webui] [--observability] [--dry-run]
        just demo --help
 
 Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
@@ -26,6 +26,10 @@ otherwise the services run as local processes (honcho, demo/Procfile).
                     DEMO_MCP_PORT); the chat UI offers its tools to the graphs
                     that take MCP tools, through the gateway's /mcp with
                     --gateway (Compose: profile "mcp")
+  --open-webui      also start Open WebUI with the LGOS pipe installed
+                    (http://127.0.0.1:8006, DEMO_OPEN_WEBUI_PORT; no sign-in);
+                    local processes only for now: implies --local, the pinned
+                    Open WebUI (about 7 GB) is installed on first use
   --observability   Compose only: also start the OpenTelemetry collector and
                     Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
   --dry-run         print the chosen mode, the reason and the command; run nothing
@@ -65,6 +69,7 @@ mode=""
 observability=0
 gateway=0
 mcp=0
+open_webui=0
 dry_run=0
 set_mode() {
     if [ -n "$mode" ] && [ "$mode" != "$1" ]; then
@@ -80,6 +85,7 @@ for arg in "$@"; do
         --observability) observability=1 ;;
         --gateway) gateway=1 ;;
         --mcp) mcp=1 ;;
+        --open-webui) open_webui=1 ;;
         --dry-run) dry_run=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
@@ -88,6 +94,17 @@ done
 if [ "$mode" = "local" ] && [ "$observability" -eq 1 ]; then
     echo "just demo: --observability needs Compose (drop --local)" >&2
     exit 2
+fi
+# Open WebUI runs as a local process only (no Compose profile yet).
+if [ "$open_webui" -eq 1 ]; then
+    if [ "$mode" = "compose" ] || [ "$observability" -eq 1 ]; then
+        echo "just demo: --open-webui runs with local processes only (no Compose profile yet); drop --compose and --observability" >&2
+        exit 2
+    fi
+    if [ -z "$mode" ]; then
+        mode="local"
+        reason="--open-webui runs with local processes only (no Compose profile yet)"
+    fi
 fi
 
 # Whether a Docker engine and the Compose plugin answer; sets $docker_reason.
@@ -127,7 +144,7 @@ case "$mode" in
         fi
         reason="--compose was given"
         ;;
-    local) reason="--local was given" ;;
+    local) reason="${reason:---local was given}" ;;
     *)
         if docker_usable; then
             mode="compose"
@@ -418,6 +435,18 @@ run_local() {
             mcp_note=" (the UI's tools)"
         fi
     fi
+    if [ "$open_webui" -eq 1 ]; then
+        # Open WebUI with the LGOS pipe (scripts/open-webui.sh): it talks to
+        # the gateway when that is on, else to the API, and waits for it.
+        processes+=(open-webui)
+        export DEMO_OPEN_WEBUI_HOST="${DEMO_OPEN_WEBUI_HOST:-127.0.0.1}"
+        export DEMO_OPEN_WEBUI_PORT="${DEMO_OPEN_WEBUI_PORT:-8006}"
+        export DEMO_OPEN_WEBUI_LGOS_BASE_URL="${DEMO_OPEN_WEBUI_LGOS_BASE_URL:-$DEMO_CHAINLIT_OPENAI_BASE_URL}"
+        export DEMO_OPEN_WEBUI_LGOS_API_KEY="${DEMO_OPEN_WEBUI_LGOS_API_KEY:-${DEMO_CHAINLIT_OPENAI_API_KEY:-lgos-demo}}"
+        export DEMO_OPEN_WEBUI_FILES_BASE_URL="${DEMO_OPEN_WEBUI_FILES_BASE_URL:-$DEMO_CHAINLIT_FILES_BASE_URL}"
+        export DEMO_OPEN_WEBUI_DISCOVERY="${DEMO_OPEN_WEBUI_DISCOVERY:-${DEMO_CHAINLIT_DISCOVERY:-lgos}}"
+        export DEMO_OPEN_WEBUI_WAIT_FOR="http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1/health${DEMO_UI_WAIT_FOR:+ $DEMO_UI_WAIT_FOR}"
+    fi
     # -e /dev/null: the processes get this environment as it is (.env is
     # already in it, under what is set; honcho's own .env would override it).
     local command=(uv run --frozen --no-sync honcho --no-prefix -e /dev/null -f demo/Procfile -d . start "${processes[@]}")
@@ -426,10 +455,14 @@ run_local() {
         "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages")
     if [ "$gateway" -eq 1 ]; then ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway"); fi
     if [ "$mcp" -eq 1 ]; then ports+=("DEMO_MCP_PORT:MCP server"); fi
+    if [ "$open_webui" -eq 1 ]; then ports+=("DEMO_OPEN_WEBUI_PORT:Open WebUI"); fi
     if [ "$dry_run" -eq 0 ]; then check_ports "${ports[@]}"; fi
     echo "LGOS demo as local processes; graphs answer with the ${model}."
     echo "  Why local: $reason. Force a mode with --compose or --local (just demo --help)."
     echo "  Chat UI (Chainlit):    http://${DEMO_CHAINLIT_HOST}:${DEMO_CHAINLIT_PORT}"
+    if [ "$open_webui" -eq 1 ]; then
+        echo "  Open WebUI:            http://${DEMO_OPEN_WEBUI_HOST}:${DEMO_OPEN_WEBUI_PORT} (the LGOS pipe; no sign-in; ready about a minute after the API)"
+    fi
     echo "  OpenAI-compatible API: ${api_url}"
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       ${DEMO_CHAINLIT_OPENAI_BASE_URL} (the UI's; /model/info has the lgos models)"
@@ -447,6 +480,10 @@ run_local() {
         # The pinned LiteLLM proxy in its own environment (cached after the first run).
         DEMO_GATEWAY_LITELLM="$(bash scripts/ensure-litellm.sh)"
         export DEMO_GATEWAY_LITELLM
+    fi
+    if [ "$open_webui" -eq 1 ]; then
+        # The pinned Open WebUI in its own environment (cached after the first run).
+        bash scripts/ensure-open-webui.sh >/dev/null
     fi
     run_until_stopped "${command[@]}"
 }

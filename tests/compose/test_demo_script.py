@@ -525,7 +525,15 @@ def test_compose_gateway_adds_the_profile_and_routes_the_ui_through_it(
 def test_one_procfile_has_every_process() -> None:
     lines = (ROOT / "demo" / "Procfile").read_text(encoding="utf-8").splitlines()
     processes = dict(line.split(": ", 1) for line in lines)
-    assert list(processes) == ["api", "chainlit", "corpus", "files", "gateway", "mcp"]
+    assert list(processes) == [
+        "api",
+        "chainlit",
+        "corpus",
+        "files",
+        "gateway",
+        "mcp",
+        "open-webui",
+    ]
     assert not (ROOT / "demo" / "Procfile.gateway").exists()
     # The UI starts once each URL of DEMO_UI_WAIT_FOR answers (the gateway,
     # the MCP server): none without the flags.
@@ -736,7 +744,7 @@ def test_dry_run_with_mcp_prints_and_runs_nothing(demo: Demo) -> None:
 
 def test_help_names_the_mcp_flag(demo: Demo) -> None:
     result = demo.run("--help")
-    assert "[--gateway] [--mcp] [--observability]" in result.stdout
+    assert "[--gateway] [--mcp] [--open-webui] [--observability]" in result.stdout
     assert "  --mcp             also start the demo MCP server" in result.stdout
 
 
@@ -934,3 +942,37 @@ def test_the_suggested_command_keeps_the_options_given(demo: Demo) -> None:
         result = demo.run("--local", "--gateway", DEMO_GATEWAY_PORT=str(port))
     assert result.returncode == 1
     assert "just demo --local --gateway   (or set them in .env)." in result.stderr
+
+
+def test_open_webui_runs_with_local_processes(demo: Demo) -> None:
+    demo.install_docker()
+    for args in (["--open-webui"], ["--local", "--open-webui"]):
+        result = demo.run("--dry-run", *args)
+        assert result.returncode == 0, result.stderr
+        assert _mode_line(result).startswith("LGOS demo as local processes")
+        assert "  Open WebUI:            http://127.0.0.1:8006 " in result.stdout
+        assert f"  Command: {HONCHO} api chainlit corpus files open-webui\n" in (
+            result.stdout
+        )
+        assert not demo.calls()
+    auto = demo.run("--dry-run", "--open-webui")
+    assert "Why local: --open-webui runs with local processes only" in auto.stdout
+    plain = demo.run("--dry-run", "--local")
+    assert "Open WebUI" not in plain.stdout
+
+
+def test_open_webui_refuses_compose(demo: Demo) -> None:
+    demo.install_docker()
+    for args in (["--compose", "--open-webui"], ["--open-webui", "--observability"]):
+        result = demo.run("--dry-run", *args)
+        assert result.returncode == 2
+        assert "--open-webui runs with local processes only" in result.stderr
+
+
+def test_the_open_webui_line_waits_for_the_api_then_starts() -> None:
+    lines = (ROOT / "demo" / "Procfile").read_text(encoding="utf-8").splitlines()
+    processes = dict(line.split(": ", 1) for line in lines)
+    assert processes["open-webui"] == (
+        "for url in $DEMO_OPEN_WEBUI_WAIT_FOR; do uv run --frozen --no-sync python "
+        'scripts/wait-for-http.py "$url"; done; exec bash scripts/open-webui.sh'
+    )
