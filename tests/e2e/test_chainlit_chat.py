@@ -120,6 +120,9 @@ def test_the_welcome_line_stays_after_a_message_and_in_the_reopened_thread(
     expect(thread).to_be_visible(timeout=UI_TIMEOUT_MS)
     thread.click()
     expect(page).to_have_url(re.compile(r"/thread/"), timeout=UI_TIMEOUT_MS)
-    expect(answers).to_have_count(2, timeout=UI_TIMEOUT_MS)
+    try:
+        expect(answers).to_have_count(2, timeout=UI_TIMEOUT_MS)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nanswers: {answers.all_inner_texts()}") from None
     expect(answers.first).to_have_text(welcome)
     expect(answers.nth(1)).to_have_text(answer)

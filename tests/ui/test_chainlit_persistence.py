@@ -35,6 +35,7 @@ from chainlit.types import Pagination, ThreadFilter
 from chainlit.user import User
 from chainlit.utils import utc_now
 
+from lgos_chainlit.chat_state import wait_for_saved_messages
 from lgos_chainlit.discovery import describe_model
 from lgos_chainlit.file_display import DISPLAY_FILE_OK
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
@@ -284,6 +285,30 @@ async def test_steps_reopen_as_last_shown(
     assert list(steps) == list(shown) == [step_id]
     assert shown[step_id]["name"] == "Ran roll_dice"
     assert _as_reopened(steps[step_id]) == _as_reopened(shown[step_id])
+
+
+async def test_flush_waits_for_the_writes_chainlit_started(
+    layer: LgosDataLayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn ends with its messages in the database (``LgosDataLayer.flush``,
+    awaited by ``chat_state.wait_for_saved_messages``): a page reloaded at once
+    draws the answer, even when its first write is slow."""
+    SlowFirstWrites(layer, monkeypatch, delay=0.3)
+    thread_id = str(uuid.uuid4())
+
+    async def answer() -> str:
+        reply = cl.Message(content="")
+        await reply.stream_token("The whole answer")
+        await reply.send()
+        before = await layer.get_thread(thread_id)
+        saved = {str(step.get("id")) for step in (before or {}).get("steps", [])}
+        assert reply.id not in saved  # the write is still on its way
+        await wait_for_saved_messages()
+        return reply.id
+
+    reply_id, _ = await in_chainlit(thread_id, answer)
+    steps = await _reopened_steps(layer, thread_id)
+    assert steps[reply_id]["output"] == "The whole answer"
 
 
 @pytest.mark.parametrize("function", ["display_file", "roll_dice"])

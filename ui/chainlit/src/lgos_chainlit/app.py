@@ -55,6 +55,7 @@ from lgos_chainlit.chat_state import (
     running_chat,
     save_chat,
     show_saved_changes,
+    wait_for_saved_messages,
 )
 from lgos_chainlit.file_display import reshow_files
 from lgos_chainlit.file_messages import show_reshown_files
@@ -313,6 +314,9 @@ async def _stream(
 ) -> None:
     """Run one turn (or resume), then save the chat and ask what is pending.
 
+    The turn ends (Chainlit's Stop button goes away) once its messages are
+    in the database, so a reload at once draws them.
+
     A turn the user stops is labelled as not kept, in one line that says
     whether a question still waits; the conversation forgets it, and the
     saved state says so too.
@@ -336,6 +340,7 @@ async def _stream(
     await save_chat(session)
     if pause is not None:
         await ask_next(session, reminder=not result.paused)
+    await wait_for_saved_messages()
 
 
 @cl.on_message

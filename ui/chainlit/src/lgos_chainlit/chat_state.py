@@ -34,6 +34,7 @@ __all__ = [
     "running_chat",
     "save_chat",
     "show_saved_changes",
+    "wait_for_saved_messages",
 ]
 
 logger = logging.getLogger(__name__)
@@ -100,6 +101,18 @@ async def save_chat(session: ChatSession) -> bool:
         )
         return False
     return True
+
+
+async def wait_for_saved_messages() -> None:
+    """Wait until the messages and steps sent so far are in the database.
+
+    Called when a turn ends, so a page reloaded as soon as the Stop button
+    goes away draws the whole turn (see :meth:`LgosDataLayer.flush`). Does
+    nothing without the LGOS data layer.
+    """
+    layer = get_data_layer()
+    if isinstance(layer, LgosDataLayer):
+        await layer.flush()
 
 
 def lgos_client() -> AsyncOpenAI:

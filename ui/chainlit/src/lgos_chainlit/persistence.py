@@ -211,6 +211,22 @@ class LgosDataLayer(SQLAlchemyDataLayer):
         async with self._in_call_order(str(step_dict.get("id"))):
             await super().create_step(step_dict)
 
+    async def flush(self) -> None:
+        """Wait until the step writes started so far have landed.
+
+        Chainlit saves a message in a task it does not wait for, so a turn
+        could end (its Stop button gone) while its answer is still being
+        written, and a page reloaded at once would draw the thread without
+        it. The write tasks created before this call register in their
+        step's queue when they first run (one pass of the event loop);
+        taking each queue's lock after them means they have finished. A
+        write that failed was logged by Chainlit and is not raised here.
+        """
+        await asyncio.sleep(0)
+        for writes in list(self._step_writes.values()):
+            async with writes.lock:
+                pass
+
     async def delete_step(self, step_id: str) -> None:
         """Delete a step after the writes of it that were made before."""
         async with self._in_call_order(step_id):
