@@ -39,16 +39,32 @@ def clean_env() -> dict[str, str]:
 
 
 @contextmanager
-def _service(
-    name: str, args: list[str], *, env: dict[str, str], cwd: Path, ready: str
+def service_process(
+    name: str,
+    args: list[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    ready: str,
+    timeout: float = 90,
 ) -> Iterator[None]:
+    """Run ``args`` in ``cwd`` with exactly ``env`` until the block ends.
+
+    Output goes to ``cwd/<name>.log``; the block starts once ``ready`` (a
+    URL) answers below 500, within ``timeout`` seconds.
+
+    Raises:
+        RuntimeError: The process exited before ``ready`` answered.
+        AssertionError: ``ready`` did not answer in time (``tests.waiting``).
+
+    """
     log = cwd / f"{name}.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
             args, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT
         )
     try:
-        wait_http(ready, process, log, timeout=90)
+        wait_http(ready, process, log, timeout=timeout)
         yield
     finally:
         process.terminate()
@@ -75,7 +91,7 @@ def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
     }
     with ExitStack() as stack:
         stack.enter_context(
-            _service(
+            service_process(
                 "files",
                 [sys.executable, "-m", "lgos_demo_files", "--port", str(files_port)],
                 env=files_env,
@@ -84,7 +100,7 @@ def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             )
         )
         stack.enter_context(
-            _service(
+            service_process(
                 "api",
                 [
                     str(BIN / "lgos"),
@@ -99,7 +115,7 @@ def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             )
         )
         stack.enter_context(
-            _service(
+            service_process(
                 "mcp",
                 [
                     sys.executable,

@@ -20,9 +20,14 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import FILES_API_KEY, REPO, Service, base_env, browser_page
+from tests.e2e.open_webui_page import (
+    ANSWER,
+    open_new_chat,
+    send,
+    wait_until_answered,
+)
 from tests.procs import free_port
 
 # The first test waits for Open WebUI's first start (see OPEN_WEBUI_STARTUP).
@@ -104,49 +109,29 @@ def test_models_are_the_graphs(open_webui: Service) -> None:
     assert {"lgos.writer", "lgos.citations", "lgos.approval"} <= ids
 
 
-def open_new_chat(page: Any, open_webui: Service, model: str) -> None:
-    """Open Open WebUI (no sign-in) and pick ``model`` in the model selector."""
-    from playwright.sync_api import expect
-
-    page.goto(open_webui.url)
-    selector = page.locator("#model-selector-model-button")
-    expect(selector).to_be_visible(timeout=120_000)
-    # The release notes open once per user on the first visit.
-    lets_go = page.get_by_role("button", name="Okay, Let's Go!")
-    with contextlib.suppress(PlaywrightTimeout):
-        lets_go.wait_for(state="visible", timeout=3_000)
-        lets_go.click()
-    selector.click()
-    page.get_by_placeholder("Search a model").fill(model)
-    page.get_by_text(model, exact=True).last.click()
-    expect(selector).to_contain_text(model)
-
-
-def send(page: Any, text: str) -> None:
-    page.locator("#chat-input").click()
-    page.keyboard.type(text)
-    page.keyboard.press("Enter")
-
-
 def test_writer_shows_commentary_and_answer(
     owui_page: Any, open_webui: Service
 ) -> None:
     from playwright.sync_api import expect
 
     page = owui_page
-    open_new_chat(page, open_webui, "writer")
+    open_new_chat(page, open_webui.url, "writer")
     send(page, "tea")
     # Commentary shows as a status line while the steps run...
     expect(
         page.get_by_text(re.compile("Outlining the answer|Drafting section"))
     ).to_be_visible(timeout=60_000)
-    # ...and the answer streams below it; the last status stays, done.
+    # ...and the answer streams below it; a closing line sums the steps up,
+    # and unfolds to every step.
     expect(page.get_by_text('Here is my answer to "tea"')).to_be_visible(
         timeout=120_000
     )
-    expect(page.get_by_text("Polishing the final answer")).to_be_visible()
+    wait_until_answered(page)
+    expect(page.get_by_text(re.compile(r"^Done after \d+ steps$"))).to_be_visible()
+    page.get_by_role("button", name="Toggle status history").last.click()
+    expect(page.get_by_text("Polishing the final answer")).to_have_count(1)
     # Only the final answer is in the transcript.
-    answer = page.locator("#response-content-container").last
+    answer = page.locator(ANSWER).last
     expect(answer).to_contain_text("Why it matters", timeout=120_000)
     expect(answer).not_to_contain_text("Drafting section")
 
@@ -155,10 +140,10 @@ def test_functions_run_in_the_pipe(owui_page: Any, open_webui: Service) -> None:
     from playwright.sync_api import expect
 
     page = owui_page
-    open_new_chat(page, open_webui, "functions")
+    open_new_chat(page, open_webui.url, "functions")
     send(page, "What time is it in Tokyo, and roll two dice?")
     # The graph wrote its answer from what the pipe's functions returned.
-    answer = page.locator("#response-content-container").last
+    answer = page.locator(ANSWER).last
     expect(answer).to_contain_text(
         "answers from the results as they came back", timeout=120_000
     )
@@ -171,7 +156,7 @@ def test_approval_question_in_the_dialog(owui_page: Any, open_webui: Service) ->
     from playwright.sync_api import expect
 
     page = owui_page
-    open_new_chat(page, open_webui, "approval")
+    open_new_chat(page, open_webui.url, "approval")
     send(page, "refund 30 dollars")
     # The lgos_interrupt question opens Open WebUI's question card, its
     # choices as options; picking one answers and resumes the run.
@@ -179,7 +164,7 @@ def test_approval_question_in_the_dialog(owui_page: Any, open_webui: Service) ->
         timeout=120_000
     )
     page.get_by_role("button", name=re.compile(r"^approve")).first.click()
-    answer = page.locator("#response-content-container").last
+    answer = page.locator(ANSWER).last
     expect(answer).to_contain_text(re.compile("approved", re.I), timeout=120_000)
 
 
@@ -187,10 +172,11 @@ def test_citations_show_as_sources(owui_page: Any, open_webui: Service) -> None:
     from playwright.sync_api import expect
 
     page = owui_page
-    open_new_chat(page, open_webui, "citations")
+    open_new_chat(page, open_webui.url, "citations")
     send(page, "what is langgraph?")
-    answer = page.locator("#response-content-container").last
+    answer = page.locator(ANSWER).last
     expect(answer).to_contain_text("A checkpointer saves", timeout=120_000)
+    wait_until_answered(page)
     # Each url_citation is an Open WebUI source, listed under the answer.
     sources = page.get_by_role("button", name="Toggle 3 sources")
     expect(sources).to_be_visible(timeout=30_000)
@@ -214,7 +200,7 @@ def test_csv_upload_and_chart(
     page = owui_page
     source = tmp_path / "fruit.csv"
     source.write_text(CSV)
-    open_new_chat(page, open_webui, "files")
+    open_new_chat(page, open_webui.url, "files")
     page.locator("input#files-input, input[type=file]").first.set_input_files(
         str(source)
     )
@@ -222,7 +208,7 @@ def test_csv_upload_and_chart(
     send(page, "Draw a chart of the counts")
     # The pipe uploads the CSV to the Files service as an input_file; the
     # graph's display_file chart is shown as an image of the answer.
-    answer = page.locator("#response-content-container").last
+    answer = page.locator(ANSWER).last
     expect(answer).to_contain_text("count-by-fruit.png", timeout=120_000)
     chart = page.locator(PNG_DATA_URL).last
     expect(chart).to_be_visible(timeout=30_000)
@@ -260,10 +246,10 @@ def test_chat_setting_valve_changes_the_answer(
 
     with user_valves(open_webui, chat__audience="expert"):
         page = owui_page
-        open_new_chat(page, open_webui, "chat")
+        open_new_chat(page, open_webui.url, "chat")
         send(page, "hello there")
         # The offline chat graph echoes the system prompt it wrote.
-        answer = page.locator("#response-content-container").last
+        answer = page.locator(ANSWER).last
         expect(answer).to_contain_text("expert audience", timeout=120_000)
 
 
@@ -271,13 +257,14 @@ def research_to_a_cited_report(page: Any, open_webui: Service) -> None:
     """Ask deep-research, start the plan in the question card, see the report."""
     from playwright.sync_api import expect
 
-    open_new_chat(page, open_webui, "deep-research")
+    open_new_chat(page, open_webui.url, "deep-research")
     send(page, "Compare how LangGraph and the OpenAI Agents SDK pause for approval")
     # The plan review is asked in Open WebUI's question card.
     expect(page.get_by_text("I plan to research").first).to_be_visible(timeout=150_000)
     page.get_by_role("button", name=re.compile(r"^Start research")).first.click()
-    answer = page.locator("#response-content-container").last
+    answer = page.locator(ANSWER).last
     expect(answer).to_contain_text("research report", timeout=150_000)
+    wait_until_answered(page)
     # The report's citations are the answer's sources.
     expect(
         page.get_by_role("button", name=re.compile(r"Toggle \d+ sources?"))

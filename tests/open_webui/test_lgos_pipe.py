@@ -130,6 +130,9 @@ async def test_writer_commentary_is_status_only(pipe: Any) -> None:
     descriptions = [s["description"] for s in statuses]
     assert descriptions[0].startswith("Outlining the answer")
     assert "Polishing the final answer" in descriptions
+    # Each step once, then a closing line summing them up, marked done.
+    assert len(set(descriptions)) == len(descriptions)
+    assert descriptions[-1] == f"Done after {len(descriptions) - 1} steps"
     assert statuses[-1]["done"] is True
     assert all(not s["done"] for s in statuses[:-1])
     # Only the final answer is in the transcript.

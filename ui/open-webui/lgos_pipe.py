@@ -436,6 +436,7 @@ class Translator:
     sources: list[str] = field(default_factory=list)
     wrote_text: bool = False
     last_status: str | None = None
+    statuses: int = 0
     response: dict[str, Any] | None = None
     error: str | None = None
     _need_break: bool = False
@@ -453,7 +454,20 @@ class Translator:
 
     def _status(self, text: str) -> list[Action]:
         self.last_status = text
+        self.statuses += 1
         return [("event", status_event(text))]
+
+    def closing_status(self) -> dict[str, Any] | None:
+        """Return the ``done`` status ending the run's status lines, if any.
+
+        Open WebUI appends every status event to the message's history, so
+        the closing line sums the steps up ("Done after 5 steps") instead
+        of repeating the last one; it is what the folded line shows.
+        """
+        if self.statuses == 0:
+            return None
+        plural = "" if self.statuses == 1 else "s"
+        return status_event(f"Done after {self.statuses} step{plural}", done=True)
 
     def item_done(self, item: Mapping[str, Any]) -> list[Action]:
         """Events for one completed output item (streamed or polled)."""
@@ -1514,8 +1528,9 @@ class Turn:
             async for text in stream:
                 self.transcript += text
                 yield text
-            if translator.last_status is not None:
-                await self.emit(status_event(translator.last_status, done=True))
+            closing = translator.closing_status()
+            if closing is not None:
+                await self.emit(closing)
             response = translator.response or {}
             if translator.error is not None:
                 raise RuntimeError(f"LGOS: {translator.error}")
