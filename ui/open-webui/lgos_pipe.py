@@ -81,6 +81,9 @@ DISPLAY_FILE_TOOL: dict[str, Any] = {
     "strict": True,
 }
 MAX_FUNCTION_ROUNDS = 4
+BACKGROUND_STATUS_EVERY = 10
+"""Seconds between the "Running in the background" status lines of a polled
+run (Open WebUI keeps every status line in the message's history)."""
 EventEmitter = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
@@ -1445,6 +1448,7 @@ class Turn:
     pending: dict[str, Any] | None = None
     finished: bool = False
     base_input: list[dict[str, Any]] = field(default_factory=list)
+    background_seconds: int = 0
 
     async def run(
         self,
@@ -1529,6 +1533,11 @@ class Turn:
                 self.transcript += text
                 yield text
             closing = translator.closing_status()
+            if closing is None and background:
+                closing = status_event(
+                    f"Finished in the background after {self.background_seconds} s",
+                    done=True,
+                )
             if closing is not None:
                 await self.emit(closing)
             response = translator.response or {}
@@ -1659,12 +1668,20 @@ class Turn:
         except APIError as error:
             raise RuntimeError(f"LGOS: {_api_message(error)}") from error
         started = time.monotonic()
+        shown = -1
         try:
             while response.status in ("queued", "in_progress"):
+                # One line at the start, then one every BACKGROUND_STATUS_EVERY s.
                 elapsed = int(time.monotonic() - started)
-                await self.emit(status_event(f"Running in the background… {elapsed} s"))
+                if elapsed // BACKGROUND_STATUS_EVERY != shown:
+                    shown = elapsed // BACKGROUND_STATUS_EVERY
+                    seconds = f" {elapsed} s" if shown else ""
+                    await self.emit(
+                        status_event(f"Running in the background…{seconds}")
+                    )
                 await asyncio.sleep(self.poll_interval)
                 response = await self.client.responses.retrieve(response.id)
+            self.background_seconds = int(time.monotonic() - started)
         except asyncio.CancelledError:
             # Stop in Open WebUI: cancel the run on the server too.
             with contextlib.suppress(Exception):
