@@ -446,6 +446,11 @@ run_local() {
         export DEMO_OPEN_WEBUI_FILES_BASE_URL="${DEMO_OPEN_WEBUI_FILES_BASE_URL:-$DEMO_CHAINLIT_FILES_BASE_URL}"
         export DEMO_OPEN_WEBUI_DISCOVERY="${DEMO_OPEN_WEBUI_DISCOVERY:-${DEMO_CHAINLIT_DISCOVERY:-lgos}}"
         export DEMO_OPEN_WEBUI_WAIT_FOR="http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1/health${DEMO_UI_WAIT_FOR:+ $DEMO_UI_WAIT_FOR}"
+        if [ "$mcp" -eq 1 ]; then
+            # The demo MCP server as Open WebUI's own MCP tool server (direct,
+            # also with --gateway); the pipe offers its tools to the mcp graph.
+            export DEMO_OPEN_WEBUI_MCP_URL="${DEMO_OPEN_WEBUI_MCP_URL:-$mcp_url}"
+        fi
     fi
     # -e /dev/null: the processes get this environment as it is (.env is
     # already in it, under what is set; honcho's own .env would override it).

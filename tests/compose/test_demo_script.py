@@ -7,8 +7,10 @@ how they were called, so the tests see exactly what `just demo` would run.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pty
+import re
 import shutil
 import socket
 import subprocess
@@ -959,6 +961,46 @@ def test_open_webui_runs_with_local_processes(demo: Demo) -> None:
     assert "Why local: --open-webui runs with local processes only" in auto.stdout
     plain = demo.run("--dry-run", "--local")
     assert "Open WebUI" not in plain.stdout
+
+
+def test_open_webui_with_mcp_gets_the_mcp_server(demo: Demo, tmp_path: Path) -> None:
+    """``--open-webui --mcp`` hands Open WebUI's provisioning the demo MCP
+    server's endpoint (``DEMO_OPEN_WEBUI_MCP_URL``), which it attaches as a
+    tool server; without ``--mcp`` it gets none, and detaches it."""
+    for tool in ("sha256sum", "cut", "mkdir"):
+        found = shutil.which(tool)
+        assert found, tool
+        (demo.bin / tool).symlink_to(found)
+    # A finished install of the pinned Open WebUI, where ensure-open-webui.sh
+    # looks (the marker and the executable), so nothing is installed here.
+    script = (ROOT / "scripts" / "ensure-open-webui.sh").read_text()
+    (version,) = re.findall(r'^version="([^"]+)"$', script, re.M)
+    requirements = ROOT / "ui" / "open-webui" / "requirements.txt"
+    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()[:12]
+    venv = tmp_path / "owui" / version / f"venv-{digest}"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "open-webui").write_text("#!/bin/sh\n")
+    (venv / "bin" / "open-webui").chmod(0o755)
+    (venv / ".lgos-installed").touch()
+    demo.write_tool(
+        "uv",
+        FAKE_UV.replace(
+            " | MCP_URL=", " OWUI_MCP=${DEMO_OPEN_WEBUI_MCP_URL:-} | MCP_URL="
+        ),
+    )
+    env = {
+        "LGOS_OPEN_WEBUI_CACHE_DIR": str(tmp_path / "owui"),
+        "DEMO_OPEN_WEBUI_PORT": str(free_port()),
+    }
+    port = str(free_port())
+    result = demo.run("--open-webui", "--mcp", DEMO_MCP_PORT=port, **env)
+    assert result.returncode == 0, result.stderr
+    plain = demo.run("--open-webui", **env)
+    assert plain.returncode == 0, plain.stderr
+    with_mcp, without = [call for call in demo.calls() if " honcho " in call]
+    assert " start api chainlit corpus files mcp open-webui | " in with_mcp
+    assert f" OWUI_MCP=http://127.0.0.1:{port}/mcp | " in with_mcp
+    assert " OWUI_MCP= | " in without
 
 
 def test_open_webui_refuses_compose(demo: Demo) -> None:

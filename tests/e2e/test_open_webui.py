@@ -28,6 +28,7 @@ from tests.e2e.open_webui_page import (
     send,
     wait_until_answered,
 )
+from tests.e2e.test_chainlit_mcp import server_notes
 from tests.procs import free_port
 
 # The first test waits for Open WebUI's first start (see OPEN_WEBUI_STARTUP).
@@ -41,7 +42,7 @@ READY_LINE = "open-webui: ready on"
 
 @pytest.fixture(scope="module")
 def open_webui(
-    log_dir: Path, lgos_api: Service, files_service: Service
+    log_dir: Path, lgos_api: Service, files_service: Service, mcp_server: Service
 ) -> Iterator[Service]:
     port = free_port()
     env = base_env()
@@ -54,6 +55,8 @@ def open_webui(
             "DEMO_OPEN_WEBUI_LGOS_API_KEY": "e2e",
             "DEMO_OPEN_WEBUI_FILES_BASE_URL": f"{files_service.url}/v1",
             "DEMO_OPEN_WEBUI_FILES_API_KEY": FILES_API_KEY,
+            # As just demo --open-webui --mcp: the demo MCP server attached.
+            "DEMO_OPEN_WEBUI_MCP_URL": f"{mcp_server.url}/mcp",
         }
     )
     log = log_dir / "open-webui.log"
@@ -333,3 +336,26 @@ def test_plain_openai_connection_still_chats(
             json={key: saved.get(key) for key in plain},
             timeout=60,
         )
+
+
+def test_mcp_tools_run_in_the_pipe(
+    owui_page: Any, open_webui: Service, mcp_server: Service
+) -> None:
+    """The demo MCP server attached as Open WebUI's tool server (provisioned
+    as a default tool of the ``mcp`` model): Open WebUI connects it and hands
+    the pipe its tools; the graph's calls run there, shown as status lines."""
+    from playwright.sync_api import expect
+
+    page = owui_page
+    open_new_chat(page, open_webui.url, "mcp")
+    send(page, "Convert 7 miles to km and save it as a note")
+    answer = page.locator(ANSWER).last
+    expect(answer).to_contain_text("11.265", timeout=120_000)
+    wait_until_answered(page)
+    # The calls' status lines end with a closing line, marked done.
+    expect(page.get_by_text(re.compile(r"^Done after \d+ steps?$"))).to_be_visible()
+    page.get_by_role("button", name="Toggle status history").last.click()
+    for tool in ("convert_units", "save_note"):
+        line = page.get_by_text(re.compile(rf"^Ran lgos-demo_{tool}\(.* on MCP → "))
+        expect(line).to_have_count(1)
+    assert "7 mi = 11.265 km" in server_notes(mcp_server.url)

@@ -23,6 +23,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import inspect
 import json
 import logging
 import mimetypes
@@ -32,7 +33,14 @@ import re
 import sqlite3
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +55,7 @@ log = logging.getLogger("lgos_pipe")
 LGOS_SETTINGS_KEY = "lgos_settings"
 INTERRUPT_FUNCTION = "lgos_interrupt"
 BACKGROUND_FEATURE = "background"
+MCP_TOOLS_FEATURE = "mcp_tools"
 FALLBACK_QUESTION = "The graph paused and is waiting for your answer."
 FILE_INPUTS_FEATURE = "file_inputs"
 DISPLAY_FILE = "display_file"
@@ -438,8 +447,6 @@ class Translator:
     phases: dict[str, str | None] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     wrote_text: bool = False
-    last_status: str | None = None
-    statuses: int = 0
     response: dict[str, Any] | None = None
     error: str | None = None
     _need_break: bool = False
@@ -456,21 +463,7 @@ class Translator:
         return actions
 
     def _status(self, text: str) -> list[Action]:
-        self.last_status = text
-        self.statuses += 1
         return [("event", status_event(text))]
-
-    def closing_status(self) -> dict[str, Any] | None:
-        """Return the ``done`` status ending the run's status lines, if any.
-
-        Open WebUI appends every status event to the message's history, so
-        the closing line sums the steps up ("Done after 5 steps") instead
-        of repeating the last one; it is what the folded line shows.
-        """
-        if self.statuses == 0:
-            return None
-        plural = "" if self.statuses == 1 else "s"
-        return status_event(f"Done after {self.statuses} step{plural}", done=True)
 
     def item_done(self, item: Mapping[str, Any]) -> list[Action]:
         """Events for one completed output item (streamed or polled)."""
@@ -855,6 +848,123 @@ def run_local_function(call: Mapping[str, Any]) -> tuple[str, bool]:
 
 def _json_error(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------
+# MCP tools: the ones Open WebUI attached to the chat
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """One MCP tool Open WebUI attached to the chat, offered as a function.
+
+    Open WebUI connects the MCP servers the chat (or the model) selected and
+    hands a pipe each of their tools in ``__tools__``: a ``spec`` (name,
+    description, JSON Schema parameters; the name is ``<server id>_<tool>``)
+    and a ``callable`` that runs ``tools/call`` on its server.
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    call: Callable[..., Any]
+
+    def tool(self) -> dict[str, Any]:
+        """Return the flat Responses function tool (``strict`` False)."""
+        return {
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": dict(self.parameters),
+            "strict": False,
+        }
+
+    async def run(self, arguments: str | None) -> tuple[str, bool]:
+        """Run one call; never raise for a bad call (cancellation passes).
+
+        Returns:
+            ``(output, ok)``: the text of the result's content blocks (Open
+            WebUI's MCP client adds ``structuredContent`` as JSON text when
+            the text differs), or ``{"error": "..."}`` with ``ok`` False for
+            arguments that are not a JSON object, an ``isError`` result
+            (Open WebUI raises it) or an unreachable server, as the MCP
+            rules of docs/how-to/mcp-tools.md say.
+
+        """
+        try:
+            parsed = json.loads(arguments or "{}")
+            if not isinstance(parsed, dict):
+                raise ValueError("the arguments are not a JSON object")
+        except ValueError as exc:
+            return _json_error(f"{self.name} failed: {exc}"), False
+        try:
+            result = self.call(**parsed)
+            if inspect.isawaitable(result):
+                result = await result
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("MCP tool %s failed: %s", self.name, exc)
+            return _json_error(f"{self.name} failed: {exc}"), False
+        return mcp_result_text(result), True
+
+
+def mcp_result_text(result: object) -> str:
+    """Return the output text of what Open WebUI's MCP client returned.
+
+    A list of content blocks gives their text, one per line (an image or
+    other binary block a ``[image image/png]`` placeholder); anything else
+    is sent as compact JSON.
+    """
+    if isinstance(result, str):
+        return result
+    if isinstance(result, list):
+        lines = []
+        for block in result:
+            if isinstance(block, Mapping) and block.get("type") == "text":
+                lines.append(str(block.get("text") or ""))
+            elif isinstance(block, Mapping):
+                kind = block.get("type") or "content"
+                mime = block.get("mimeType")
+                lines.append(f"[{kind} {mime}]" if mime else f"[{kind}]")
+            else:
+                lines.append(str(block))
+        return "\n".join(lines)
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def mcp_tools_from(tools: object, reserved: Collection[str]) -> dict[str, McpTool]:
+    """Return the MCP tools among Open WebUI's ``__tools__``, by function name.
+
+    Only entries of ``type`` ``mcp`` with a ``spec`` and a ``callable`` are
+    taken (Open WebUI's own built-in tools are not MCP tools); a name in
+    ``reserved`` (the pipe's own functions, ``lgos_interrupt``) is skipped.
+    """
+    found: dict[str, McpTool] = {}
+    if not isinstance(tools, Mapping):
+        return found
+    for key, entry in tools.items():
+        if not isinstance(entry, Mapping) or entry.get("type") != "mcp":
+            continue
+        spec, call = entry.get("spec"), entry.get("callable")
+        if not isinstance(spec, Mapping) or not callable(call):
+            continue
+        name = str(spec.get("name") or key)
+        if name in reserved or name in found:
+            continue
+        parameters = spec.get("parameters")
+        parameters = dict(parameters) if isinstance(parameters, Mapping) else {}
+        parameters.setdefault("type", "object")
+        if parameters["type"] == "object":
+            parameters.setdefault("properties", {})
+        found[name] = McpTool(
+            name=name,
+            description=str(spec.get("description") or f"MCP tool {name}"),
+            parameters=parameters,
+            call=call,
+        )
+    return found
 
 
 # --------------------------------------------------------------------------
@@ -1307,8 +1417,13 @@ class Pipe:
         __chat_id__: str | None = None,
         __task__: str | None = None,
         __files__: list[dict[str, Any]] | None = None,
+        __tools__: dict[str, Any] | None = None,
     ) -> AsyncIterator[str]:
-        """Answer one chat request of Open WebUI (an async generator of text)."""
+        """Answer one chat request of Open WebUI (an async generator of text).
+
+        A model with the ``mcp_tools`` feature is offered the MCP tools Open
+        WebUI attached to the chat (``__tools__``); the pipe runs their calls.
+        """
         if __task__:
             # Background tasks (titles, tags) never reach the graphs.
             if __task__ == "title_generation":
@@ -1338,11 +1453,19 @@ class Pipe:
         store = self.store() if chat_id else None
         emit = __event_emitter__ or _ignore
         client, files = self.client(), self.files_client()
+        mcp = (
+            mcp_tools_from(
+                __tools__, {*LOCAL_FUNCTIONS, DISPLAY_FILE, INTERRUPT_FUNCTION}
+            )
+            if MCP_TOOLS_FEATURE in model.features
+            else {}
+        )
         turn = Turn(
             client=client,
             files=files,
             model=model,
             emit=emit,
+            mcp=mcp,
             ask=__event_call__,
             poll_interval=self.valves.POLL_INTERVAL,
             save_pause=(
@@ -1449,6 +1572,9 @@ class Turn:
     finished: bool = False
     base_input: list[dict[str, Any]] = field(default_factory=list)
     background_seconds: int = 0
+    mcp: Mapping[str, McpTool] = field(default_factory=dict)
+    steps: int = 0
+    waited: bool = False
 
     async def run(
         self,
@@ -1466,6 +1592,7 @@ class Turn:
             for name in dict.fromkeys(self.model.client_tools)
             if name in LOCAL_FUNCTIONS
         ]
+        tools = tools + [tool.tool() for tool in self.mcp.values()]
         self.base_input = ledger
         request: dict[str, Any] = {
             "model": self.model.id,
@@ -1532,21 +1659,18 @@ class Turn:
             async for text in stream:
                 self.transcript += text
                 yield text
-            closing = translator.closing_status()
-            if closing is None and background:
-                closing = status_event(
-                    f"Finished in the background after {self.background_seconds} s",
-                    done=True,
-                )
-            if closing is not None:
-                await self.emit(closing)
             response = translator.response or {}
             if translator.error is not None:
+                await self._close_statuses()
                 raise RuntimeError(f"LGOS: {translator.error}")
             output = [dict(item) for item in response.get("output") or ()]
             calls = [item for item in output if is_interrupt_call(item)]
             kept = [item for item in output if not is_interrupt_call(item)]
-            shows = display_file_calls(kept) + local_function_calls(kept)
+            shows = (
+                display_file_calls(kept)
+                + local_function_calls(kept)
+                + self._mcp_calls(kept)
+            )
             if shows and not calls:
                 if (
                     rounds < MAX_FUNCTION_ROUNDS
@@ -1569,6 +1693,7 @@ class Turn:
             if not calls:
                 self.items = carried + kept
                 self.finished = True
+                await self._close_statuses()
                 return
             carried = carried + kept
             questions = [Question.from_call(call) for call in calls]
@@ -1585,6 +1710,7 @@ class Turn:
             # Saved before the dialog opens: a Stop or a closed tab while it
             # is open leaves the pause answerable by the next message.
             self.save_pause(pause)
+            await self._close_statuses()
             answers = None
             if self.ask is not None:
                 reply = await self.ask(user_input_request(questions))
@@ -1597,27 +1723,73 @@ class Turn:
                 yield prefix + note
                 self.pending = pause
                 return
-            await self.emit(status_event("Answered: " + "; ".join(answers.values())))
+            await self._step(status_event("Answered: " + "; ".join(answers.values())))
             request = self._resume_request(pause, answers)
 
+    async def _step(self, event: dict[str, Any]) -> None:
+        """Emit ``event``; a status line counts as one step of the turn."""
+        if event.get("type") == "status":
+            self.steps += 1
+        await self.emit(event)
+
+    async def _close_statuses(self) -> None:
+        """End the status lines shown so far with one line marked done.
+
+        Open WebUI appends every status event to the message's history and
+        shows the last one folded (shimmering until one is ``done``), so the
+        closing line sums the steps up ("Done after 5 steps") instead of
+        repeating the last one; a background run without steps gets
+        "Finished in the background after N s". Called when the turn ends,
+        fails or pauses for a question.
+        """
+        if self.steps:
+            plural = "" if self.steps == 1 else "s"
+            line = f"Done after {self.steps} step{plural}"
+        elif self.waited:
+            line = f"Finished in the background after {self.background_seconds} s"
+        else:
+            return
+        self.steps, self.waited = 0, False
+        await self.emit(status_event(line, done=True))
+
     async def _run_client_call(self, call: Mapping[str, Any]) -> dict[str, Any]:
-        """Run one client call (``display_file`` or a local function).
+        """Run one client call (``display_file``, a local function or an MCP tool).
 
         Returns:
-            Its ``function_call_output`` item; a local function's call and
-            result also go into a status line.
+            Its ``function_call_output`` item; a local function's or an MCP
+            tool's call and result also go into a status line.
 
         """
         if call.get("name") == DISPLAY_FILE:
             return _call_output(call, await self._show(call))
+        tool = self.mcp.get(str(call.get("name")))
+        if tool is not None:
+            output, ok = await tool.run(call.get("arguments"))
+            verb = "Ran" if ok else "Failed"
+            await self._step(
+                status_event(
+                    f"{verb} {tool.name}({call.get('arguments')}) on MCP → {output}"
+                )
+            )
+            return _call_output(call, output)
         output, ok = run_local_function(call)
         verb = "Ran" if ok else "Failed"
-        await self.emit(
+        await self._step(
             status_event(
                 f"{verb} {call.get('name')}({call.get('arguments')}) → {output}"
             )
         )
         return _call_output(call, output)
+
+    def _mcp_calls(self, output: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Return the completed calls of this turn's MCP tools among ``output``."""
+        return [
+            dict(item)
+            for item in output
+            if item.get("type") == "function_call"
+            and item.get("name") in self.mcp
+            and item.get("status", "completed") == "completed"
+        ]
 
     async def _show(self, call: Mapping[str, Any]) -> str:
         try:
@@ -1642,7 +1814,7 @@ class Turn:
             log.warning("display_file %s failed: %s", file_id, error)
             return display_failure(f"Download failed: {error}")
         await self.emit(files_event(name, mime, data))
-        await self.emit(status_event(f"Showed {name}"))
+        await self._step(status_event(f"Showed {name}"))
         return DISPLAYED
 
     async def _stream(
@@ -1656,7 +1828,7 @@ class Turn:
                         if action[0] == "text":
                             yield action[1]
                         else:
-                            await self.emit(action[1])
+                            await self._step(action[1])
         except APIError as error:
             raise RuntimeError(f"LGOS: {_api_message(error)}") from error
 
@@ -1676,6 +1848,7 @@ class Turn:
                 if elapsed // BACKGROUND_STATUS_EVERY != shown:
                     shown = elapsed // BACKGROUND_STATUS_EVERY
                     seconds = f" {elapsed} s" if shown else ""
+                    self.waited = True  # not a step of the graph's
                     await self.emit(
                         status_event(f"Running in the background…{seconds}")
                     )
@@ -1692,7 +1865,7 @@ class Turn:
             if action[0] == "text":
                 yield action[1]
             else:
-                await self.emit(action[1])
+                await self._step(action[1])
         translator.response = data
         if data.get("status") == "failed":
             error = data.get("error") or {}

@@ -18,7 +18,14 @@ way and, through Open WebUI's admin API:
 3. sets its valves (``POST /api/v1/functions/id/lgos/valves/update``) from
    ``DEMO_OPEN_WEBUI_LGOS_BASE_URL``, ``DEMO_OPEN_WEBUI_LGOS_API_KEY``,
    ``DEMO_OPEN_WEBUI_FILES_BASE_URL``, ``DEMO_OPEN_WEBUI_FILES_API_KEY`` and
-   ``DEMO_OPEN_WEBUI_DISCOVERY`` (``litellm`` behind the gateway).
+   ``DEMO_OPEN_WEBUI_DISCOVERY`` (``litellm`` behind the gateway);
+4. with ``DEMO_OPEN_WEBUI_MCP_URL`` (the demo MCP server's endpoint, as
+   ``just demo --open-webui --mcp`` sets it), attaches that server as an
+   Open WebUI MCP tool server ``lgos-demo``
+   (``POST /api/v1/configs/tool_servers``) and makes it a default tool of
+   the models in ``DEMO_OPEN_WEBUI_MCP_MODELS`` (``mcp``; the workspace
+   model ``lgos.<name>`` with ``meta.toolIds``), so the pipe gets its tools
+   in ``__tools__``; without it, a server attached before is detached.
 
 With authentication on, pass ``--email`` and ``--password`` of an admin.
 """
@@ -46,6 +53,11 @@ VALVE_ENV = {
     "FILES_API_KEY": "DEMO_OPEN_WEBUI_FILES_API_KEY",
     "DISCOVERY": "DEMO_OPEN_WEBUI_DISCOVERY",
 }
+
+
+MCP_SERVER_ID = "lgos-demo"
+MCP_TOOL_ID = f"server:mcp:{MCP_SERVER_ID}"
+MCP_SERVER_NAME = "LGOS demo MCP server"
 
 
 class OpenWebUI:
@@ -137,6 +149,77 @@ def provision(api: OpenWebUI, source: str, valves: dict[str, str]) -> list[str]:
     return done
 
 
+def mcp_connection(url: str) -> dict[str, Any]:
+    """Return the tool-server connection of the demo MCP server at ``url``."""
+    return {
+        "url": url,
+        "path": "",
+        "type": "mcp",
+        "auth_type": "none",
+        "key": "",
+        "headers": None,
+        "config": {"enable": True},
+        "info": {
+            "id": MCP_SERVER_ID,
+            "name": MCP_SERVER_NAME,
+            "description": "The demo's MCP tools, for the graphs that take them.",
+        },
+    }
+
+
+def provision_mcp(api: OpenWebUI, url: str | None, models: list[str]) -> list[str]:
+    """Attach (``url``) or detach (``None``) the demo MCP server; say what changed.
+
+    Attached, each of ``models`` (graph names) gets the server as a default
+    tool: a workspace model ``lgos.<name>`` overriding the pipe's, with
+    ``meta.toolIds``. Open WebUI then selects the server's tools in every new
+    chat with that model and hands them to the pipe.
+    """
+    done: list[str] = []
+    config = api.call("GET", "/api/v1/configs/tool_servers") or {}
+    connections = list(config.get("TOOL_SERVER_CONNECTIONS") or [])
+    ours = [c for c in connections if (c.get("info") or {}).get("id") == MCP_SERVER_ID]
+    others = [c for c in connections if c not in ours]
+    if url is None:
+        if ours:
+            api.call(
+                "POST",
+                "/api/v1/configs/tool_servers",
+                {"TOOL_SERVER_CONNECTIONS": others},
+            )
+            done.append("MCP server detached")
+        return done
+    wanted = mcp_connection(url)
+    if not ours or any(
+        ours[0].get(key) != wanted[key] for key in ("url", "type", "config")
+    ):
+        api.call(
+            "POST",
+            "/api/v1/configs/tool_servers",
+            {"TOOL_SERVER_CONNECTIONS": [*others, wanted]},
+        )
+        done.append(f"MCP server {url} attached")
+    for name in models:
+        model_id = f"{FUNCTION_ID}.{name}"
+        form = {
+            "id": model_id,
+            "base_model_id": None,
+            "name": name,
+            "meta": {"toolIds": [MCP_TOOL_ID]},
+            "params": {},
+        }
+        current = api.call("GET", f"/api/v1/models/model?id={model_id}")
+        if current is None:
+            api.call("POST", "/api/v1/models/create", form)
+        elif MCP_TOOL_ID not in ((current.get("meta") or {}).get("toolIds") or []):
+            meta = {**(current.get("meta") or {}), **form["meta"]}
+            api.call("POST", "/api/v1/models/model/update", {**form, "meta": meta})
+        else:
+            continue
+        done.append(f"{model_id} uses its tools")
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and provision."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
@@ -155,6 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         api.wait(args.wait)
     api.sign_in(args.email, args.password)
     done = provision(api, args.pipe.read_text(), valves_from_env())
+    models = os.environ.get("DEMO_OPEN_WEBUI_MCP_MODELS", "mcp").split()
+    done += provision_mcp(
+        api, os.environ.get("DEMO_OPEN_WEBUI_MCP_URL") or None, models
+    )
     state = ", ".join(done) if done else "already up to date"
     print(f"provision: function {FUNCTION_ID!r} at {api.url}: {state}")
     return 0
