@@ -178,6 +178,10 @@ async def test_attachment_to_a_model_without_file_inputs(
     assert answer
     statuses = [s["description"] for s in events.of("status")]
     assert "chat takes no attachments: fruit.csv" in statuses
+    # The chat graph has no steps of its own: the attachment's line is the
+    # turn's one step, closed when the answer ends.
+    assert statuses[-1] == "Done after 1 step"
+    assert events.of("status")[-1]["done"] is True
     assert files_pipe.store().upload("owui-3") is None
 
 

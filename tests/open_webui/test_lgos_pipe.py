@@ -86,6 +86,11 @@ async def test_user_valves_from_client_settings(pipe: Any) -> None:
     schema = pipe.UserValves.model_json_schema()["properties"]
     assert schema["chat__audience"]["enum"] == ["general", "beginner", "expert"]
     assert schema["chat__audience"]["title"] == "chat: Audience"
+    # A number's range is in its description (Open WebUI's error says nothing).
+    rounds = schema["deep_research__research_rounds"]
+    assert rounds["description"].endswith(
+        f"(from {rounds['minimum']} to {rounds['maximum']})"
+    )
     with pytest.raises(ValidationError):
         pipe.UserValves(deep_research__research_rounds=9)
     with pytest.raises(ValidationError):
@@ -207,6 +212,8 @@ async def test_interrupt_answered_in_the_dialog(pipe: Any) -> None:
     assert request["type"] == "request:user_input"
     (question,) = request["data"]["questions"]
     assert "Approve this refund request?" in question["question"]
+    # The card shows plain text: the quoted request without its ">" marker.
+    assert question["question"].endswith("\n\n“refund 30 dollars”")
     assert [o["label"] for o in question["options"]] == ["approve", "reject"]
     assert question["allow_other"] is True
     assert "approved" in text.lower()

@@ -238,6 +238,16 @@ def _setting_specs(model: LgosModel) -> list[ValveSpec]:
             annotation = str
         else:
             continue  # no valve widget for it; the graph's default applies
+        # Open WebUI's number fields are text boxes, and a value out of range
+        # is refused with a bare "Error updating function user valves": the
+        # description says the range.
+        low, high = bounds["ge"], bounds["le"]
+        if low is not None and high is not None:
+            description = f"{description} (from {low} to {high})".strip()
+        elif low is not None:
+            description = f"{description} (at least {low})".strip()
+        elif high is not None:
+            description = f"{description} (at most {high})".strip()
         specs.append(
             ValveSpec(
                 model=model.id,
@@ -1150,6 +1160,23 @@ class Question:
         return text if self.accepts_text and stripped else None
 
 
+def card_text(question: str) -> str:
+    """Return a question's Markdown as Open WebUI's question card shows it.
+
+    The card shows plain text, so a block quote (the request the question
+    is about, as ``> …`` lines) would show its ``>`` markers: each quoted
+    line becomes the line in quotation marks instead. Other text is kept.
+    """
+    lines = []
+    for line in question.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(">"):
+            quoted = stripped[1:].strip()
+            line = f"“{quoted}”" if quoted else ""
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def user_input_request(questions: Sequence[Question]) -> dict[str, Any]:
     """Open WebUI's ``request:user_input`` event asking ``questions`` at once."""
     many = len(questions) > 1
@@ -1162,7 +1189,7 @@ def user_input_request(questions: Sequence[Question]) -> dict[str, Any]:
                     "header": f"Question {index + 1} of {len(questions)}"
                     if many
                     else "Question",
-                    "question": question.question,
+                    "question": card_text(question.question),
                     "options": [
                         {"label": choice, "description": f"Answer {choice!r}"}
                         for choice in question.choices
@@ -1488,8 +1515,9 @@ class Pipe:
                 else None
             )
             ledger = ledger_input(messages, lookup)
+            # The attachments' status lines are steps of the turn too.
             user = await self._user_turn(
-                model, ledger, __metadata__, __files__, store, emit, files
+                model, ledger, __metadata__, __files__, store, turn.emit_step, files
             )
             async for text in turn.run(
                 ledger,
@@ -1723,10 +1751,12 @@ class Turn:
                 yield prefix + note
                 self.pending = pause
                 return
-            await self._step(status_event("Answered: " + "; ".join(answers.values())))
+            await self.emit_step(
+                status_event("Answered: " + "; ".join(answers.values()))
+            )
             request = self._resume_request(pause, answers)
 
-    async def _step(self, event: dict[str, Any]) -> None:
+    async def emit_step(self, event: dict[str, Any]) -> None:
         """Emit ``event``; a status line counts as one step of the turn."""
         if event.get("type") == "status":
             self.steps += 1
@@ -1766,7 +1796,7 @@ class Turn:
         if tool is not None:
             output, ok = await tool.run(call.get("arguments"))
             verb = "Ran" if ok else "Failed"
-            await self._step(
+            await self.emit_step(
                 status_event(
                     f"{verb} {tool.name}({call.get('arguments')}) on MCP → {output}"
                 )
@@ -1774,7 +1804,7 @@ class Turn:
             return _call_output(call, output)
         output, ok = run_local_function(call)
         verb = "Ran" if ok else "Failed"
-        await self._step(
+        await self.emit_step(
             status_event(
                 f"{verb} {call.get('name')}({call.get('arguments')}) → {output}"
             )
@@ -1814,7 +1844,7 @@ class Turn:
             log.warning("display_file %s failed: %s", file_id, error)
             return display_failure(f"Download failed: {error}")
         await self.emit(files_event(name, mime, data))
-        await self._step(status_event(f"Showed {name}"))
+        await self.emit_step(status_event(f"Showed {name}"))
         return DISPLAYED
 
     async def _stream(
@@ -1828,7 +1858,7 @@ class Turn:
                         if action[0] == "text":
                             yield action[1]
                         else:
-                            await self._step(action[1])
+                            await self.emit_step(action[1])
         except APIError as error:
             raise RuntimeError(f"LGOS: {_api_message(error)}") from error
 
@@ -1865,7 +1895,7 @@ class Turn:
             if action[0] == "text":
                 yield action[1]
             else:
-                await self._step(action[1])
+                await self.emit_step(action[1])
         translator.response = data
         if data.get("status") == "failed":
             error = data.get("error") or {}
