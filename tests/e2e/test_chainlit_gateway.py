@@ -62,8 +62,8 @@ from tests.e2e.test_chainlit_mcp import (
     MCP_TOOLS,
     attached_line,
     convert_and_save,
-    server_notes,
 )
+from tests.gateway.mcp_client import server_notes
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]

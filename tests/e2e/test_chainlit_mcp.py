@@ -28,7 +28,7 @@ from tests.e2e.conftest import (
     open_chat,
     send,
 )
-from tests.gateway.mcp_client import call_tool
+from tests.gateway.mcp_client import server_notes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -47,14 +47,6 @@ def step_result(step: Any) -> dict[str, Any]:
     found = re.search(r"Result\s+(\{.*\})", step.inner_text(), re.DOTALL)
     assert found, step.inner_text()
     return json.loads(found.group(1))
-
-
-def server_notes(server_url: str) -> list[str]:
-    """The texts of the notes the MCP server holds, newest first (``list_notes``)."""
-    result = call_tool(f"{server_url}/mcp", "list_notes", {})
-    assert not result.isError, result
-    assert result.structuredContent is not None
-    return [note["text"] for note in result.structuredContent["notes"]]
 
 
 def convert_and_save(page: Any, *, tool_prefix: str, server: str) -> None:

@@ -28,7 +28,7 @@ from tests.e2e.open_webui_page import (
     send,
     wait_until_answered,
 )
-from tests.e2e.test_chainlit_mcp import server_notes
+from tests.gateway.mcp_client import server_notes
 from tests.procs import free_port
 
 # The first test waits for Open WebUI's first start (see OPEN_WEBUI_STARTUP).

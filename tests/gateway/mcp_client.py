@@ -17,7 +17,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent, Tool
 
-__all__ = ["call_tool", "list_tools", "text", "with_session"]
+__all__ = ["call_tool", "list_tools", "server_notes", "text", "with_session"]
 
 T = TypeVar("T")
 
@@ -63,6 +63,15 @@ def call_tool(
         return await session.call_tool(name, arguments)
 
     return with_session(url, headers or {}, work)
+
+
+def server_notes(server_url: str) -> list[str]:
+    """The texts of the notes the demo MCP server at ``server_url`` (its base
+    address, without ``/mcp``) holds, newest first (its ``list_notes`` tool)."""
+    result = call_tool(f"{server_url}/mcp", "list_notes", {})
+    assert not result.isError, result
+    assert result.structuredContent is not None
+    return [note["text"] for note in result.structuredContent["notes"]]
 
 
 def text(result: CallToolResult) -> str:
