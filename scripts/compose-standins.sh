@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build local stand-ins for the four public images of the demo stack
+# Build local stand-ins for the five public images of the demo stack
 # (compose.yaml, Dockerfile), for machines that reach no image registry (CI),
 # and print the variables that point Compose at them, one per line on stdout:
 #
@@ -7,6 +7,7 @@
 #   DEMO_UV_IMAGE=lgos-standin/uv:0.13.9
 #   DEMO_POSTGRES_IMAGE=lgos-standin/postgres:15
 #   DEMO_HATCHET_LITE_IMAGE=lgos-standin/hatchet-lite:v0.105.0
+#   DEMO_OPEN_WEBUI_IMAGE=lgos-standin/open-webui:v0.12.4
 #
 #   export $(bash scripts/compose-standins.sh | xargs) && docker compose up --build
 #
@@ -21,6 +22,9 @@
 # 2. python, postgres and hatchet-lite FROM that base (Dockerfiles in
 #    scripts/compose-standins/); uv FROM scratch with the static binaries of
 #    the PyPI wheel uv==$UV_VERSION for musllinux.
+# 3. open-webui FROM the python stand-in, Open WebUI installed from PyPI with
+#    the uv stand-in (ui/open-webui/requirements.txt): the largest, about two
+#    minutes and 7 GB when built.
 #
 # Idempotent and cached by content: each image carries the label
 # org.lgos.standin.key, a sha256 of its Dockerfile directory and its inputs
@@ -85,14 +89,17 @@ current_key() {
     docker image inspect --format "{{ index .Config.Labels \"$label\" }}" "$1" 2>/dev/null || true
 }
 
-# build IMAGE KEY CONTEXT: docker build CONTEXT as IMAGE, labelled with KEY,
-# its output on stderr.
+# build IMAGE KEY CONTEXT [BUILD_ARG...]: docker build CONTEXT as IMAGE,
+# labelled with KEY, FROM the Debian base unless a BASE_IMAGE=... argument
+# names another; its output on stderr.
 build() {
     local image="$1" k="$2" context="$3"
-    local started=$SECONDS
+    shift 3
+    local started=$SECONDS arg
+    local -a args=(--build-arg "BASE_IMAGE=$base_image")
+    for arg in "$@"; do args+=(--build-arg "$arg"); done
     say "building $image (key ${k:0:12})"
-    docker build --label "$label=$k" --build-arg "BASE_IMAGE=$base_image" \
-        -t "$image" "$context" >&2
+    docker build --label "$label=$k" "${args[@]}" -t "$image" "$context" >&2
     say "built $image in $((SECONDS - started)) s"
 }
 
@@ -219,7 +226,23 @@ if ! fresh "$hatchet_image" "$k"; then
     build "$hatchet_image" "$k" "$c"
 fi
 
+# --- 6. open-webui ------------------------------------------------------------------
+# Open WebUI from PyPI (ui/open-webui/requirements.txt, the local demo's pinned
+# set) on the python stand-in: about two minutes and 7 GB the first time.
+open_webui_version="$(awk -F'"' '/^version=/ {print $2; exit}' "$here/ensure-open-webui.sh")"
+open_webui_image="lgos-standin/open-webui:v$open_webui_version"
+requirements="$here/../ui/open-webui/requirements.txt"
+python_id="$(docker image inspect --format '{{.Id}}' "$python_image")"
+uv_id="$(docker image inspect --format '{{.Id}}' "$uv_image")"
+k="$(key open-webui "$python_id" "$uv_id" "$(sha256sum <"$requirements")")"
+if ! fresh "$open_webui_image" "$k"; then
+    c="$(context open-webui)"
+    cp "$requirements" "$c/requirements.txt"
+    build "$open_webui_image" "$k" "$c" "BASE_IMAGE=$python_image" "UV_IMAGE=$uv_image"
+fi
+
 echo "DEMO_PYTHON_IMAGE=$python_image"
 echo "DEMO_UV_IMAGE=$uv_image"
 echo "DEMO_POSTGRES_IMAGE=$postgres_image"
 echo "DEMO_HATCHET_LITE_IMAGE=$hatchet_image"
+echo "DEMO_OPEN_WEBUI_IMAGE=$open_webui_image"

@@ -27,9 +27,11 @@ otherwise the services run as local processes (honcho, demo/Procfile).
                     that take MCP tools, through the gateway's /mcp with
                     --gateway (Compose: profile "mcp")
   --open-webui      also start Open WebUI with the LGOS pipe installed
-                    (http://127.0.0.1:8006, DEMO_OPEN_WEBUI_PORT; no sign-in);
-                    local processes only for now: implies --local, the pinned
-                    Open WebUI (about 7 GB) is installed on first use
+                    (http://127.0.0.1:8006, DEMO_OPEN_WEBUI_PORT; no sign-in),
+                    talking to the gateway with --gateway, with the MCP server's
+                    tools with --mcp (Compose: profile "open-webui", Open WebUI's
+                    image; local: the pinned Open WebUI, about 7 GB, is
+                    installed on first use)
   --observability   Compose only: also start the OpenTelemetry collector and
                     Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
   --dry-run         print the chosen mode, the reason and the command; run nothing
@@ -94,17 +96,6 @@ done
 if [ "$mode" = "local" ] && [ "$observability" -eq 1 ]; then
     echo "just demo: --observability needs Compose (drop --local)" >&2
     exit 2
-fi
-# Open WebUI runs as a local process only (no Compose profile yet).
-if [ "$open_webui" -eq 1 ]; then
-    if [ "$mode" = "compose" ] || [ "$observability" -eq 1 ]; then
-        echo "just demo: --open-webui runs with local processes only (no Compose profile yet); drop --compose and --observability" >&2
-        exit 2
-    fi
-    if [ -z "$mode" ]; then
-        mode="local"
-        reason="--open-webui runs with local processes only (no Compose profile yet)"
-    fi
 fi
 
 # Whether a Docker engine and the Compose plugin answer; sets $docker_reason.
@@ -194,9 +185,11 @@ check_attach_flags() {
     services=" ${services//$'\n'/ } "
     case "$services" in *" gateway "*) running+=" --gateway" ;; esac
     case "$services" in *" mcp "*) running+=" --mcp" ;; esac
+    case "$services" in *" open-webui "*) running+=" --open-webui" ;; esac
     case "$services" in *" otel-collector "* | *" jaeger "*) running+=" --observability" ;; esac
     if [ "$gateway" -eq 1 ]; then wanted+=" --gateway"; fi
     if [ "$mcp" -eq 1 ]; then wanted+=" --mcp"; fi
+    if [ "$open_webui" -eq 1 ]; then wanted+=" --open-webui"; fi
     if [ "$observability" -eq 1 ]; then wanted+=" --observability"; fi
     [ "$running" = "$wanted" ] && return 0
     echo "just demo: the stack is already running with options '${running# }', and this run asks for '${wanted# }'." >&2
@@ -224,15 +217,27 @@ check_images() {
     exit 1
 }
 
-# In the background: once the UI and the worker report healthy, say so once.
+# In the background: once the UI and the worker report healthy (and with
+# --open-webui, Open WebUI too, its pipe provisioned), say so once.
 announce_ready() {
-    local ui="$1" states
+    local ui="$1" open_webui_url="${2:-}" states provisioned
     while sleep 2; do
         states="$(docker compose ps --format '{{.Service}}={{.Health}}' 2>/dev/null)" || continue
-        if grep -qx 'chainlit=healthy' <<<"$states" && grep -qx 'worker=healthy' <<<"$states"; then
-            echo "LGOS demo is ready: open $ui (Ctrl-C stops it)."
-            return 0
+        grep -qx 'chainlit=healthy' <<<"$states" && grep -qx 'worker=healthy' <<<"$states" || continue
+        if [ -n "$open_webui_url" ]; then
+            grep -qx 'open-webui=healthy' <<<"$states" || continue
+            provisioned="$(docker compose ps --all --status exited \
+                --format '{{.Service}}={{.ExitCode}}' open-webui-provision 2>/dev/null)" || continue
+            case "$provisioned" in
+                open-webui-provision=0) ;;
+                open-webui-provision=*)
+                    echo "just demo: Open WebUI could not be provisioned with the LGOS pipe: docker compose logs open-webui-provision" >&2
+                    open_webui_url="" ;;
+                *) continue ;;
+            esac
         fi
+        echo "LGOS demo is ready: open $ui${open_webui_url:+ or $open_webui_url} (Ctrl-C stops it)."
+        return 0
     done
 }
 
@@ -278,6 +283,23 @@ run_compose() {
             mcp_note=" (the UI's tools)"
         fi
     fi
+    local open_webui_url=""
+    if [ "$open_webui" -eq 1 ]; then
+        # Profile open-webui: Open WebUI and the one-shot that installs the
+        # pipe; the pipe talks to what the UI talks to (API or gateway).
+        export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}open-webui"
+        export DEMO_OPEN_WEBUI_PORT="${DEMO_OPEN_WEBUI_PORT:-8006}"
+        open_webui_url="http://127.0.0.1:${DEMO_OPEN_WEBUI_PORT}"
+        ports+=("DEMO_OPEN_WEBUI_PORT:Open WebUI")
+        if [ "$gateway" -eq 1 ]; then
+            export DEMO_OPEN_WEBUI_DISCOVERY=litellm
+            export DEMO_OPEN_WEBUI_LGOS_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
+        fi
+        if [ "$mcp" -eq 1 ]; then
+            # Open WebUI's own MCP client calls the server (also with --gateway).
+            export DEMO_OPEN_WEBUI_MCP_URL="http://mcp:8005/mcp"
+        fi
+    fi
     if [ "$observability" -eq 1 ]; then
         export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
         export OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"
@@ -301,6 +323,9 @@ run_compose() {
     echo "  Why Compose: $reason. Force a mode with --compose or --local (just demo --help)."
     if [ -n "$password_note" ]; then echo "$password_note"; fi
     echo "  Chat UI (Chainlit):    $ui"
+    if [ -n "$open_webui_url" ]; then
+        echo "  Open WebUI:            $open_webui_url (the LGOS pipe; no sign-in; the first start takes minutes)"
+    fi
     echo "  OpenAI-compatible API: $api"
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT}/v1 (the UI's; /model/info has the lgos models)"
@@ -319,7 +344,7 @@ run_compose() {
     fi
     echo "Press Ctrl-C to stop; data stays in the volumes ('docker compose down -v' drops it)."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
-    announce_ready "$ui" &
+    announce_ready "$ui" "$open_webui_url" &
     local watcher=$! status=0
     run_until_stopped "${command[@]}" || status=$?
     kill "$watcher" 2>/dev/null || true

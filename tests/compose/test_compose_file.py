@@ -30,17 +30,27 @@ from tests.compose.stack import (
     service_environment,
 )
 
-PYTHON_SERVICES = {"api", "worker", "files", "corpus", "chainlit", "mcp"}
-ONE_SHOT = {"hatchet-token"}
+PYTHON_SERVICES = {
+    "api",
+    "worker",
+    "files",
+    "corpus",
+    "chainlit",
+    "mcp",
+    "open-webui-provision",
+}
+ONE_SHOT = {"hatchet-token", "open-webui-provision"}
 OBSERVABILITY = {"otel-collector", "jaeger"}
 GATEWAY = {"gateway"}
 MCP = {"mcp"}
+OPEN_WEBUI = {"open-webui", "open-webui-provision"}
 # Published container ports: the UI, the API, the corpus pages citations open
 # in the browser, Jaeger's UI (observability profile), and for clients on this
 # machine the LiteLLM gateway (gateway profile) and the demo MCP server (mcp
-# profile). Nothing else.
+# profile), and Open WebUI (open-webui profile). Nothing else.
 PUBLISHED = {
     "chainlit": {8001},
+    "open-webui": {8080},
     "api": {8000},
     "corpus": {8002},
     "jaeger": {16686},
@@ -100,6 +110,7 @@ def test_the_expected_services_exist(compose: dict) -> None:
         | OBSERVABILITY
         | GATEWAY
         | MCP
+        | OPEN_WEBUI
     )
 
 
@@ -188,6 +199,7 @@ IMAGE_VARIABLES = {
     "hatchet-token": "DEMO_HATCHET_LITE_IMAGE",
     "otel-collector": "DEMO_OTEL_COLLECTOR_IMAGE",
     "jaeger": "DEMO_JAEGER_IMAGE",
+    "open-webui": "DEMO_OPEN_WEBUI_IMAGE",
 }
 
 
@@ -338,6 +350,8 @@ def test_the_observability_profile(compose: dict) -> None:
             if name in GATEWAY
             else ["mcp"]
             if name in MCP
+            else ["open-webui"]
+            if name in OPEN_WEBUI
             else None
         )
         assert service.get("profiles") == expected, name
@@ -481,3 +495,63 @@ def test_the_mcp_profile(compose: dict) -> None:
     gateway = service_environment(on["gateway"])
     assert gateway["DEMO_GATEWAY_MCP_URL"] == "http://mcp:8005/mcp"
     assert on["mcp"]["ports"] == ["127.0.0.1:8105:8005"]
+
+
+def test_the_open_webui_profile(compose: dict) -> None:
+    services = compose["services"]
+    owui, provision = services["open-webui"], services["open-webui-provision"]
+    assert owui["profiles"] == provision["profiles"] == ["open-webui"]
+    # The version the local demo installs (scripts/ensure-open-webui.sh).
+    script = (ROOT / "scripts" / "ensure-open-webui.sh").read_text()
+    [version] = re.findall(r'^version="([^"]+)"$', script, re.M)
+    assert owui["image"] == f"ghcr.io/open-webui/open-webui:v{version}"
+    env = service_environment(owui)
+    # Its data, the pipe's ledger and uploads included, in the volume.
+    assert env["DATA_DIR"] == "/app/backend/data"
+    assert "open_webui_data:/app/backend/data" in owui["volumes"]
+    assert owui["ports"] == ["127.0.0.1:8006:8080"]
+    assert env["CORS_ALLOW_ORIGIN"] == "http://127.0.0.1:8006;http://localhost:8006"
+    # The local demo's settings (scripts/open-webui.sh): the same exports.
+    local = dict(
+        re.findall(
+            r'^export ([A-Z_]+)="?([^"$\n]*)"?$',
+            (ROOT / "scripts" / "open-webui.sh").read_text(),
+            re.M,
+        )
+    )
+    constants = {name: value for name, value in local.items() if value}
+    assert constants, "no settings found in scripts/open-webui.sh"
+    for name, value in constants.items():
+        assert env[name] == value, name
+    assert "8080/health" in owui["healthcheck"]["test"][-1]
+    assert owui["depends_on"]["api"] == {"condition": "service_healthy"}
+    assert owui["depends_on"]["gateway"]["required"] is False
+    # The one-shot installs the pipe once Open WebUI answers, from the image's
+    # copy of ui/open-webui, pointed at the services by name.
+    assert provision["restart"] == "no"
+    assert provision["depends_on"] == {"open-webui": {"condition": "service_healthy"}}
+    command = argv(provision["command"])
+    assert command[:2] == ["python", "ui/open-webui/provision.py"]
+    assert (ROOT / command[1]).is_file()
+    assert command[command.index("--url") + 1] == "http://open-webui:8080"
+    assert (ROOT / command[command.index("--pipe") + 1]).is_file()
+    valves = service_environment(provision)
+    assert valves["DEMO_OPEN_WEBUI_LGOS_BASE_URL"] == "http://api:8000/v1"
+    assert valves["DEMO_OPEN_WEBUI_FILES_BASE_URL"] == "http://files:8003/v1"
+    assert valves["DEMO_OPEN_WEBUI_DISCOVERY"] == "lgos"
+    assert valves["DEMO_OPEN_WEBUI_MCP_URL"] == ""
+    # `just demo --gateway --open-webui`: the pipe goes through the gateway.
+    through = load(
+        {
+            "POSTGRES_PASSWORD": "pw",
+            "DEMO_COMPOSE_UI_UPSTREAM": "gateway:4000",
+            "DEMO_OPEN_WEBUI_DISCOVERY": "litellm",
+            "DEMO_OPEN_WEBUI_LGOS_API_KEY": "sk-master",
+            "DEMO_OPEN_WEBUI_PORT": "8106",
+        }
+    )["services"]
+    valves = service_environment(through["open-webui-provision"])
+    assert valves["DEMO_OPEN_WEBUI_LGOS_BASE_URL"] == "http://gateway:4000/v1"
+    assert valves["DEMO_OPEN_WEBUI_LGOS_API_KEY"] == "sk-master"
+    assert valves["DEMO_OPEN_WEBUI_DISCOVERY"] == "litellm"
+    assert through["open-webui"]["ports"] == ["127.0.0.1:8106:8080"]

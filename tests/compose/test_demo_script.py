@@ -38,9 +38,12 @@ case "$*" in
     # FAKE_SERVICES: the running stack's services.
     "compose --profile "*" ps --status running --services")
         for s in ${FAKE_SERVICES:-}; do echo "$s"; done ;;
-    # FAKE_HEALTHY: the UI and the worker report healthy.
+    # FAKE_HEALTHY: the UI and the worker (and Open WebUI) report healthy.
     "compose ps --format "*)
-        [ -n "${FAKE_HEALTHY:-}" ] && printf 'chainlit=healthy\nworker=healthy\n' ;;
+        [ -n "${FAKE_HEALTHY:-}" ] && printf 'chainlit=healthy\nworker=healthy\nopen-webui=healthy\n' ;;
+    # FAKE_PROVISIONED: the exit code of the one-shot open-webui-provision.
+    "compose ps --all --status exited "*)
+        [ -n "${FAKE_PROVISIONED:-}" ] && echo "open-webui-provision=$FAKE_PROVISIONED" ;;
     # FAKE_IMAGES: the stack's images; FAKE_PRESENT: those already here.
     "compose config --images") for i in ${FAKE_IMAGES:-}; do echo "$i"; done ;;
     "image inspect "*)
@@ -63,6 +66,7 @@ SERVICE_PORTS = (
     "DEMO_CHAINLIT_PORT",
     "DEMO_FILES_PORT",
     "DEMO_CORPUS_PORT",
+    "DEMO_OPEN_WEBUI_PORT",
 )
 
 HONCHO = "uv run --frozen --no-sync honcho --no-prefix -e /dev/null -f demo/Procfile -d . start"
@@ -817,8 +821,9 @@ def test_compose_mode_attaches_to_its_running_stack_and_says_so(demo: Demo) -> N
         ("api chainlit mcp", [], "just demo --compose --mcp"),
         ("api chainlit", ["--mcp"], "just demo --compose\n"),
         ("api chainlit gateway mcp", ["--mcp"], "just demo --compose --gateway --mcp"),
+        ("api chainlit open-webui", [], "just demo --compose --open-webui"),
     ],
-    ids=["mcp-running", "mcp-asked", "gateway-running"],
+    ids=["mcp-running", "mcp-asked", "gateway-running", "open-webui-running"],
 )
 def test_compose_mode_refuses_to_attach_with_other_options(
     demo: Demo, running: str, flags: list[str], hint: str
@@ -947,20 +952,108 @@ def test_the_suggested_command_keeps_the_options_given(demo: Demo) -> None:
 
 
 def test_open_webui_runs_with_local_processes(demo: Demo) -> None:
-    demo.install_docker()
-    for args in (["--open-webui"], ["--local", "--open-webui"]):
-        result = demo.run("--dry-run", *args)
+    for args, env in ((["--open-webui"], {}), (["--local", "--open-webui"], {})):
+        if "--local" in args:
+            demo.install_docker()
+        result = demo.run("--dry-run", *args, **env)
         assert result.returncode == 0, result.stderr
         assert _mode_line(result).startswith("LGOS demo as local processes")
-        assert "  Open WebUI:            http://127.0.0.1:8006 " in result.stdout
+        owui = f"http://127.0.0.1:{demo.ports['DEMO_OPEN_WEBUI_PORT']}"
+        assert f"  Open WebUI:            {owui} " in result.stdout
         assert f"  Command: {HONCHO} api chainlit corpus files open-webui\n" in (
             result.stdout
         )
-        assert not demo.calls()
-    auto = demo.run("--dry-run", "--open-webui")
-    assert "Why local: --open-webui runs with local processes only" in auto.stdout
+        assert not [call for call in demo.calls() if "compose up" in call]
     plain = demo.run("--dry-run", "--local")
     assert "Open WebUI" not in plain.stdout
+
+
+COMPOSE_OPEN_WEBUI_DOCKER = FAKE_DOCKER.replace(
+    "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-}",
+    "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-} | OWUI_PORT=${DEMO_OPEN_WEBUI_PORT:-}"
+    " OWUI_DISCOVERY=${DEMO_OPEN_WEBUI_DISCOVERY:-}"
+    " OWUI_KEY=${DEMO_OPEN_WEBUI_LGOS_API_KEY:-}"
+    " OWUI_MCP=${DEMO_OPEN_WEBUI_MCP_URL:-} UPSTREAM=${DEMO_COMPOSE_UI_UPSTREAM:-}",
+)
+
+
+def _open_webui_fields(call: str) -> dict[str, str]:
+    fields = call.split(" | OWUI_PORT=", 1)[1]
+    return dict(pair.split("=", 1) for pair in f"OWUI_PORT={fields}".split())
+
+
+@pytest.mark.parametrize(
+    ("flags", "profiles", "expected"),
+    [
+        (
+            [],
+            "open-webui",
+            {"OWUI_DISCOVERY": "", "OWUI_KEY": "", "OWUI_MCP": "", "UPSTREAM": ""},
+        ),
+        (
+            ["--gateway", "--mcp"],
+            "gateway,mcp,open-webui",
+            {
+                "OWUI_DISCOVERY": "litellm",
+                "OWUI_KEY": "sk-mine",
+                "OWUI_MCP": "http://mcp:8005/mcp",
+                "UPSTREAM": "gateway:4000",
+            },
+        ),
+    ],
+    ids=["alone", "gateway-mcp"],
+)
+def test_compose_open_webui_adds_the_profile(
+    demo: Demo, flags: list[str], profiles: str, expected: dict[str, str]
+) -> None:
+    """``--open-webui`` with an engine is Compose's profile ``open-webui``:
+    the pipe talks to what Chainlit talks to (the API, or the gateway with
+    its master key), and with ``--mcp`` Open WebUI calls the MCP service
+    itself."""
+    demo.install_docker()
+    demo.write_tool("docker", COMPOSE_OPEN_WEBUI_DOCKER)
+    result = demo.run("--open-webui", *flags, DEMO_GATEWAY_MASTER_KEY="sk-mine")
+    assert result.returncode == 0, result.stderr
+    assert _mode_line(result).startswith("LGOS demo with Docker Compose")
+    port = demo.ports["DEMO_OPEN_WEBUI_PORT"]
+    assert f"  Open WebUI:            http://127.0.0.1:{port} (the LGOS pipe" in (
+        result.stdout
+    )
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert f"COMPOSE_PROFILES={profiles} " in up
+    assert _open_webui_fields(up) == {"OWUI_PORT": port, **expected}
+
+
+def test_a_busy_open_webui_port_is_named_in_compose_mode(demo: Demo) -> None:
+    demo.install_docker()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = demo.run("--open-webui", DEMO_OPEN_WEBUI_PORT=str(port))
+    assert result.returncode == 1
+    assert f"port {port} for the Open WebUI (DEMO_OPEN_WEBUI_PORT)" in result.stderr
+    assert not any("compose up" in call for call in demo.calls())
+
+
+def test_compose_open_webui_is_ready_once_provisioned(demo: Demo) -> None:
+    demo.install_docker()
+    ui = f"http://127.0.0.1:{demo.ports['DEMO_CHAINLIT_PORT']}"
+    owui = f"http://127.0.0.1:{demo.ports['DEMO_OPEN_WEBUI_PORT']}"
+    ready = demo.run(
+        "--open-webui", FAKE_HEALTHY="1", FAKE_PROVISIONED="0", FAKE_UP_SECONDS="5"
+    )
+    assert ready.returncode == 0, ready.stderr
+    assert f"LGOS demo is ready: open {ui} or {owui} (Ctrl-C stops it)." in ready.stdout
+    # Healthy but not provisioned yet: not ready.
+    waiting = demo.run("--open-webui", FAKE_HEALTHY="1", FAKE_UP_SECONDS="3")
+    assert "is ready" not in waiting.stdout
+    # The provisioning failed: said, and the rest is announced without it.
+    failed = demo.run(
+        "--open-webui", FAKE_HEALTHY="1", FAKE_PROVISIONED="1", FAKE_UP_SECONDS="5"
+    )
+    assert "docker compose logs open-webui-provision" in failed.stderr
+    assert f"LGOS demo is ready: open {ui} (Ctrl-C stops it)." in failed.stdout
 
 
 def test_open_webui_with_mcp_gets_the_mcp_server(demo: Demo, tmp_path: Path) -> None:
@@ -1001,14 +1094,6 @@ def test_open_webui_with_mcp_gets_the_mcp_server(demo: Demo, tmp_path: Path) -> 
     assert " start api chainlit corpus files mcp open-webui | " in with_mcp
     assert f" OWUI_MCP=http://127.0.0.1:{port}/mcp | " in with_mcp
     assert " OWUI_MCP= | " in without
-
-
-def test_open_webui_refuses_compose(demo: Demo) -> None:
-    demo.install_docker()
-    for args in (["--compose", "--open-webui"], ["--open-webui", "--observability"]):
-        result = demo.run("--dry-run", *args)
-        assert result.returncode == 2
-        assert "--open-webui runs with local processes only" in result.stderr
 
 
 def test_the_open_webui_line_waits_for_the_api_then_starts() -> None:

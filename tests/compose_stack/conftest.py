@@ -168,9 +168,16 @@ class ComposeStack:
             )
 
     def wait_healthy(
-        self, timeout: float = HEALTHY_WITHIN_SECONDS, *, extra: tuple[str, ...] = ()
+        self,
+        timeout: float = HEALTHY_WITHIN_SECONDS,
+        *,
+        extra: tuple[str, ...] = (),
+        extra_one_shot: tuple[str, ...] = (),
     ) -> float:
-        """Wait until every service is healthy (the one-shot exited 0).
+        """Wait until every service is healthy (the one-shots exited 0).
+
+        ``extra`` and ``extra_one_shot`` name the services of the profiles
+        this run turned on (long-running, and run once).
 
         Returns:
             Seconds from ``start()`` to all healthy.
@@ -191,7 +198,7 @@ class ComposeStack:
             states = {}
             for container in self.containers():
                 service = container["Service"]
-                if service in ONE_SHOT:
+                if service in ONE_SHOT + extra_one_shot:
                     if container["State"] == "exited":
                         code = container.get("ExitCode")
                         assert code == 0, (
@@ -203,7 +210,7 @@ class ComposeStack:
                 else:
                     states[service] = container.get("Health") or container["State"]
             if all(states.get(s) == "healthy" for s in LONG_RUNNING + extra) and all(
-                states.get(s) == "done" for s in ONE_SHOT
+                states.get(s) == "done" for s in ONE_SHOT + extra_one_shot
             ):
                 return time.monotonic() - self.runs[-1]
             time.sleep(2)
@@ -315,7 +322,8 @@ def page(
         browser,
         stack.log.parent,
         tuple(
-            ComposeLogs(stack, name) for name in ("api", "worker", "chainlit", "files")
+            ComposeLogs(stack, name)
+            for name in ("api", "worker", "chainlit", "files", "open-webui")
         ),
     )
 

@@ -6,7 +6,9 @@ chats, reviews a deep-research plan, runs research in the background on the
 Hatchet worker container, and charts an uploaded file through the Files
 service container; Ctrl-C stops every container; a second `just demo` finds
 the first run's chat in the history (the volumes were kept); `just demo
---gateway --mcp` puts LiteLLM in front of the UI and of the demo MCP server.
+--gateway --mcp --open-webui` puts LiteLLM in front of the UI and of the
+demo MCP server, and brings up Open WebUI with the LGOS pipe (its stand-in
+image in CI), which talks to the graphs through the gateway.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from tests.e2e.conftest import (
     send,
     sign_in,
 )
+from tests.e2e.open_webui_page import ANSWER as OPEN_WEBUI_ANSWER
+from tests.e2e.open_webui_page import open_new_chat, wait_until_answered
+from tests.e2e.open_webui_page import send as send_to_open_webui
 from tests.e2e.test_chainlit_files import BACKGROUND_STEPS, CHART, PNG_SIGNATURE
 from tests.e2e.test_chainlit_interrupts import (
     QUESTIONS,
@@ -44,7 +49,7 @@ from tests.e2e.test_chainlit_interrupts import (
     choice,
     set_switch,
 )
-from tests.gateway.mcp_client import list_tools, mcp_turn
+from tests.gateway.mcp_client import list_tools, mcp_turn, server_notes
 from tests.procs import free_port
 from tests.waiting import wait_until
 
@@ -53,6 +58,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 # Sent in the first run, looked for in the history after the restart.
 FIRST_RUN_MESSAGE = f"Hello from the first Compose run {uuid.uuid4().hex[:8]}"
 RESEARCH_REQUEST = "Compare LangGraph interrupts and OpenAI Agents SDK approvals"
+# Open WebUI's first start in its container runs its database migrations.
+OPEN_WEBUI_FIRST_START = 300.0
 
 
 @pytest.fixture(scope="module")
@@ -255,12 +262,20 @@ def test_just_demo_gateway_mcp_puts_litellm_in_front_of_the_ui_and_the_tools(
     # filled, and reaches the demo MCP server through the gateway's /mcp.
     if stack.process is not None and stack.process.poll() is None:
         assert stack.interrupt() in (0, 130)
+    # Open WebUI (issue 23) comes up in the same run, for the next test.
     gateway_port, mcp_port = free_port(), free_port()
     stack.env["DEMO_GATEWAY_PORT"] = str(gateway_port)
     stack.env["DEMO_MCP_PORT"] = str(mcp_port)
-    stack.start("--gateway", "--mcp")
-    took = stack.wait_healthy(extra=("gateway", "mcp"))
-    print(f"just demo --gateway --mcp to every service healthy: {took:.0f} s")
+    stack.env["DEMO_OPEN_WEBUI_PORT"] = str(free_port())
+    stack.start("--gateway", "--mcp", "--open-webui")
+    took = stack.wait_healthy(
+        HEALTHY_WITHIN_SECONDS + OPEN_WEBUI_FIRST_START,
+        extra=("gateway", "mcp", "open-webui"),
+        extra_one_shot=("open-webui-provision",),
+    )
+    print(
+        f"just demo --gateway --mcp --open-webui to every service healthy: {took:.0f} s"
+    )
     gateway = f"http://127.0.0.1:{gateway_port}"
     banner = stack.output()
     assert f"LiteLLM gateway:       {gateway}/v1" in banner
@@ -322,3 +337,59 @@ def test_just_demo_gateway_mcp_puts_litellm_in_front_of_the_ui_and_the_tools(
     # The chat settings come from model_info.lgos (no limited notice).
     expect(page.locator("#chat-settings-open-modal")).to_be_visible()
     expect(page.locator(ANSWERS, has_text="Limited functionality")).to_have_count(0)
+
+
+def test_open_webui_on_compose_talks_through_the_gateway(
+    page: Any, stack: ComposeStack, healthy: float
+) -> None:
+    """The profile open-webui, started by the previous test's `just demo
+    --gateway --mcp --open-webui`: the one-shot provisioned the pipe, pointed
+    at the gateway with its master key; Open WebUI's own MCP client reaches
+    the mcp service; paused runs and uploads stay in the open_webui_data
+    volume."""
+    port = stack.env["DEMO_OPEN_WEBUI_PORT"]
+    url = f"http://127.0.0.1:{port}"
+    banner = stack.output()
+    assert f"Open WebUI:            {url} (the LGOS pipe" in banner
+    wait_until(
+        lambda: f"LGOS demo is ready: open {stack.url} or {url}" in stack.output(),
+        timeout=30,
+        message="the ready line naming Open WebUI",
+    )
+    provisioned = stack.logs("open-webui-provision")
+    assert "valves set" in provisioned, provisioned
+    # The models are the gateway's (its model sync), offered by the pipe.
+    token = httpx.post(
+        f"{url}/api/v1/auths/signin",
+        json={"email": "admin@localhost", "password": "admin"},
+        timeout=60,
+    ).json()["token"]
+    models = httpx.get(
+        f"{url}/api/models", headers={"Authorization": f"Bearer {token}"}, timeout=60
+    ).json()["data"]
+    assert {"lgos.chat", "lgos.approval", "lgos.mcp"} <= {m["id"] for m in models}
+    # MCP tools: Open WebUI calls the mcp service; the graph runs through
+    # the gateway.
+    open_new_chat(page, url, "mcp")
+    send_to_open_webui(page, "Convert 3 miles to km and save it as a note")
+    expect(page.locator(OPEN_WEBUI_ANSWER).last).to_contain_text(
+        "4.828", timeout=ANSWER_TIMEOUT_MS
+    )
+    wait_until_answered(page)
+    mcp_url = f"http://127.0.0.1:{stack.env['DEMO_MCP_PORT']}"
+    assert "3 mi = 4.828 km" in server_notes(mcp_url)
+    # An interrupt: the question card, answered, resumes the run; the pipe's
+    # ledger of paused runs is in the data volume.
+    open_new_chat(page, url, "approval")
+    send_to_open_webui(page, "refund 30 dollars")
+    expect(page.get_by_text("Approve this refund request?").first).to_be_visible(
+        timeout=ANSWER_TIMEOUT_MS
+    )
+    page.get_by_role("button", name=re.compile(r"^approve")).first.click()
+    expect(page.locator(OPEN_WEBUI_ANSWER).last).to_contain_text(
+        re.compile("approved", re.I), timeout=ANSWER_TIMEOUT_MS
+    )
+    ledger = stack.compose("exec", "-T", "open-webui", "ls", "/app/backend/data/lgos")
+    assert "ledger.sqlite3" in ledger.split()
+    # The gateway served the pipe's requests (its master key, its log).
+    assert "/v1/responses" in stack.logs("gateway", tail=400)
