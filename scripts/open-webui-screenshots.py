@@ -37,7 +37,11 @@ REPO = Path(__file__).resolve().parents[1]
 # (tests/demo_services.py, tests/e2e/open_webui_page.py) live in the repository.
 sys.path.insert(0, str(REPO))
 
-from tests.demo_services import clean_env, service_process  # noqa: E402
+from tests.demo_services import (  # noqa: E402
+    clean_env,
+    demo_api,
+    files_service,
+)
 from tests.e2e.open_webui_page import (  # noqa: E402
     ANSWER,
     MODEL_BUTTON,
@@ -47,7 +51,6 @@ from tests.e2e.open_webui_page import (  # noqa: E402
 )
 from tests.procs import free_port  # noqa: E402
 
-BIN = Path(sys.executable).parent
 CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 800
 FILES_KEY = "screenshots-files-key"
@@ -67,45 +70,14 @@ def stack(work: Path) -> Iterator[str]:
         SystemExit: Open WebUI did not start within ``OPEN_WEBUI_STARTUP``.
 
     """
-    files_port, api_port, port = free_port(), free_port(), free_port()
-    files = f"http://127.0.0.1:{files_port}"
-    api = f"http://127.0.0.1:{api_port}/v1"
     with contextlib.ExitStack() as services:
-        services.enter_context(
-            service_process(
-                "files",
-                [sys.executable, "-m", "lgos_demo_files", "--port", str(files_port)],
-                env=clean_env()
-                | {
-                    "DEMO_FILES_API_KEY": FILES_KEY,
-                    "DEMO_FILES_STORAGE_URL": str(work / "files" / "objects"),
-                    "DEMO_FILES_DATABASE_URL": str(work / "files" / "metadata.sqlite3"),
-                },
-                cwd=work,
-                ready=f"{files}/health",
-            )
+        files = services.enter_context(files_service(work, api_key=FILES_KEY))
+        api = services.enter_context(
+            demo_api(work, files, files_key=FILES_KEY, chunk_delay=0.05)
         )
-        services.enter_context(
-            service_process(
-                "api",
-                [
-                    str(BIN / "lgos"),
-                    "serve",
-                    "lgos_demo_api.registry:create_registry",
-                    "--port",
-                    str(api_port),
-                ],
-                env=clean_env()
-                | {
-                    "DEMO_API_OFFLINE_CHUNK_DELAY": "0.05",
-                    "DEMO_API_FILES_BASE_URL": f"{files}/v1",
-                    "DEMO_API_FILES_API_KEY": FILES_KEY,
-                },
-                cwd=work,
-                ready=f"{api}/health",
-            )
+        yield services.enter_context(
+            open_webui(work, free_port(), f"{api}/v1", f"{files}/v1")
         )
-        yield services.enter_context(open_webui(work, port, api, f"{files}/v1"))
 
 
 @contextlib.contextmanager

@@ -75,45 +75,76 @@ def service_process(
             process.wait(5)
 
 
+@contextmanager
+def files_service(cwd: Path, *, api_key: str | None = None) -> Iterator[str]:
+    """The Files service on a free port, its objects and metadata under
+    ``cwd/files``; yields its address (``http://127.0.0.1:<port>``, the
+    OpenAI-compatible routes under ``/v1``). ``api_key`` replaces the
+    development default key."""
+    port = free_port()
+    env = clean_env() | {
+        "DEMO_FILES_STORAGE_URL": str(cwd / "files" / "objects"),
+        "DEMO_FILES_DATABASE_URL": str(cwd / "files" / "metadata.sqlite3"),
+    }
+    if api_key is not None:
+        env["DEMO_FILES_API_KEY"] = api_key
+    url = f"http://127.0.0.1:{port}"
+    with service_process(
+        "files",
+        [sys.executable, "-m", "lgos_demo_files", "--port", str(port)],
+        env=env,
+        cwd=cwd,
+        ready=f"{url}/health",
+    ):
+        yield url
+
+
+@contextmanager
+def demo_api(
+    cwd: Path,
+    files_url: str,
+    *,
+    files_key: str | None = None,
+    chunk_delay: float = 0.0,
+) -> Iterator[str]:
+    """The demo API (``lgos serve``, the offline model) on a free port, its
+    ``display_file`` files in the Files service at ``files_url`` (with
+    ``files_key`` when given); yields its address (``http://127.0.0.1:<port>``,
+    the OpenAI routes under ``/v1``). ``chunk_delay``: seconds between the
+    offline model's chunks."""
+    port = free_port()
+    env = clean_env() | {
+        "DEMO_API_OFFLINE_CHUNK_DELAY": str(chunk_delay),
+        "DEMO_API_FILES_BASE_URL": f"{files_url}/v1",
+    }
+    if files_key is not None:
+        env["DEMO_API_FILES_API_KEY"] = files_key
+    url = f"http://127.0.0.1:{port}"
+    with service_process(
+        "api",
+        [
+            str(BIN / "lgos"),
+            "serve",
+            "lgos_demo_api.registry:create_registry",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        cwd=cwd,
+        ready=f"{url}/v1/health",
+    ):
+        yield url
+
+
 @pytest.fixture(scope="session")
 def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """Start the Files service, the demo API and the demo MCP server; map the
     documented origins."""
     cwd = tmp_path_factory.mktemp("docs-services")
-    api_port, files_port, mcp_port = free_port(), free_port(), free_port()
-    files_env = clean_env() | {
-        "DEMO_FILES_STORAGE_URL": str(cwd / "files" / "objects"),
-        "DEMO_FILES_DATABASE_URL": str(cwd / "files" / "metadata.sqlite3"),
-    }
-    api_env = clean_env() | {
-        "DEMO_API_OFFLINE_CHUNK_DELAY": "0",
-        "DEMO_API_FILES_BASE_URL": f"http://127.0.0.1:{files_port}/v1",
-    }
+    mcp_port = free_port()
     with ExitStack() as stack:
-        stack.enter_context(
-            service_process(
-                "files",
-                [sys.executable, "-m", "lgos_demo_files", "--port", str(files_port)],
-                env=files_env,
-                cwd=cwd,
-                ready=f"http://127.0.0.1:{files_port}/health",
-            )
-        )
-        stack.enter_context(
-            service_process(
-                "api",
-                [
-                    str(BIN / "lgos"),
-                    "serve",
-                    "lgos_demo_api.registry:create_registry",
-                    "--port",
-                    str(api_port),
-                ],
-                env=api_env,
-                cwd=cwd,
-                ready=f"http://127.0.0.1:{api_port}/v1/health",
-            )
-        )
+        files = stack.enter_context(files_service(cwd))
+        api = stack.enter_context(demo_api(cwd, files))
         stack.enter_context(
             service_process(
                 "mcp",
@@ -131,8 +162,8 @@ def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             )
         )
         yield {
-            DEMO_API: f"http://127.0.0.1:{api_port}",
-            DEMO_FILES: f"http://127.0.0.1:{files_port}",
+            DEMO_API: api,
+            DEMO_FILES: files,
             DEMO_MCP: f"http://127.0.0.1:{mcp_port}",
         }
 
