@@ -30,6 +30,7 @@ from tests.e2e.open_webui_page import (
 )
 from tests.gateway.mcp_client import server_notes
 from tests.procs import free_port
+from tests.waiting import wait_until
 
 # The first test waits for Open WebUI's first start (see OPEN_WEBUI_STARTUP).
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
@@ -195,6 +196,14 @@ CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
 PNG_DATA_URL = 'img[src^="data:image/png;base64,"]'
 
 
+def attach(page: Any, path: Path) -> None:
+    """Attach a file to the next message (the input's hidden file field)."""
+    from playwright.sync_api import expect
+
+    page.locator("input#files-input, input[type=file]").first.set_input_files(str(path))
+    expect(page.get_by_text(path.name).first).to_be_visible(timeout=60_000)
+
+
 def test_csv_upload_and_chart(
     owui_page: Any, open_webui: Service, tmp_path: Path
 ) -> None:
@@ -204,10 +213,7 @@ def test_csv_upload_and_chart(
     source = tmp_path / "fruit.csv"
     source.write_text(CSV)
     open_new_chat(page, open_webui.url, "files")
-    page.locator("input#files-input, input[type=file]").first.set_input_files(
-        str(source)
-    )
-    expect(page.get_by_text("fruit.csv").first).to_be_visible(timeout=60_000)
+    attach(page, source)
     send(page, "Draw a chart of the counts")
     # The pipe uploads the CSV to the Files service as an input_file; the
     # graph's display_file chart is shown as an image of the answer.
@@ -219,6 +225,38 @@ def test_csv_upload_and_chart(
     # The image is kept with the chat: it is back after a reload.
     page.reload()
     expect(page.locator(PNG_DATA_URL).last).to_be_visible(timeout=60_000)
+
+
+def test_a_table_opens_in_the_file_view(
+    owui_page: Any, open_webui: Service, tmp_path: Path
+) -> None:
+    """A display_file result that is not an image (a CSV table) shows as a
+    file chip under the answer; it opens Open WebUI's file view with the
+    table's text, and it is back after a reload."""
+    from playwright.sync_api import expect
+
+    page = owui_page
+    source = tmp_path / "fruit.csv"
+    source.write_text(CSV)
+    open_new_chat(page, open_webui.url, "files")
+    attach(page, source)
+    send(page, "Make a summary table of this file")
+    answer = page.locator(ANSWER).last
+    expect(answer).to_contain_text(".csv)", timeout=120_000)
+    wait_until_answered(page)
+    # The answer names the table; its chip (name and size) is above it.
+    found = re.search(r"\(([\w.-]+\.csv)\)", answer.inner_text())
+    assert found, answer.inner_text()
+    name = re.compile(rf"^{re.escape(found.group(1))}\b")
+    chip = page.get_by_role("button", name=name)
+    expect(chip).to_have_count(1)
+    chip.click()
+    view = page.get_by_role("dialog")
+    expect(view).to_contain_text("column,count,sum,min,max,mean")
+    expect(view).to_contain_text("count,3,16.0")
+    page.keyboard.press("Escape")
+    page.reload()
+    expect(page.get_by_role("button", name=name)).to_have_count(1, timeout=60_000)
 
 
 @contextlib.contextmanager
@@ -237,19 +275,43 @@ def user_valves(open_webui: Service, **values: Any) -> Iterator[None]:
         httpx.post(f"{url}/update", headers=headers, json=saved, timeout=60)
 
 
-def test_chat_setting_valve_changes_the_answer(
+def test_a_setting_changed_in_the_valves_panel_reaches_the_graph(
     owui_page: Any, open_webui: Service
 ) -> None:
-    """A user valve (Controls -> Valves) reaches the graph as lgos_settings.
+    """The Valves panel (the button beside the chat input), clicked as a user
+    does: ``chat: Audience`` switched from *Default* to *Custom* ``expert``
+    and saved; the next request sends it as ``metadata.lgos_settings``.
 
-    The valve is set through Open WebUI's user-valves API (what the Valves
-    panel saves) and put back afterwards.
+    The user's valves are put back afterwards.
     """
     from playwright.sync_api import expect
 
-    with user_valves(open_webui, chat__audience="expert"):
-        page = owui_page
+    page = owui_page
+    with user_valves(open_webui):
         open_new_chat(page, open_webui.url, "chat")
+        page.get_by_role("button", name="Valves").click()
+        dialog = page.get_by_role("dialog")
+        title = dialog.locator(
+            "div.flex.w-full.justify-between", has_text="chat: Audience"
+        )
+        field = title.locator("xpath=..")
+        field.get_by_role("button", name="Default").click()
+        expect(field.get_by_role("button", name="Custom")).to_be_visible()
+        field.locator("select").select_option("expert")
+        dialog.get_by_role("button", name="Save").click()
+        # Saved as the user's valve, which the pipe reads on every request.
+        headers = {"Authorization": f"Bearer {admin_token(open_webui)}"}
+        saved_url = f"{open_webui.url}/api/v1/functions/id/lgos/valves/user"
+
+        def saved() -> Any:
+            return httpx.get(saved_url, headers=headers, timeout=60).json() or {}
+
+        wait_until(
+            lambda: saved().get("chat__audience") == "expert",
+            timeout=30,
+            message="the valve saved",
+        )
+        page.keyboard.press("Escape")
         send(page, "hello there")
         # The offline chat graph echoes the system prompt it wrote.
         answer = page.locator(ANSWER).last

@@ -168,6 +168,44 @@ async def test_chart_is_shown_as_an_open_webui_file(
     assert "base64" not in json.dumps(record)
 
 
+async def test_a_table_is_shown_as_a_file_with_its_text(
+    files_pipe: Any, tmp_path: Path
+) -> None:
+    """A CSV from display_file is a ``file`` entry whose text Open WebUI's
+    file view shows (``file.data.content``), not only a data URL."""
+    events = Events()
+    attached = owui_file(tmp_path, "owui-4", "fruit.csv", CSV)
+    messages = [{"role": "user", "content": "Make a summary table of this file"}]
+    answer = await turn(files_pipe, "files", messages, events, [attached])
+    (shown,) = events.of("files")
+    (table,) = shown["files"]
+    assert table["type"] == "file"
+    assert table["name"].endswith(".csv") and table["name"] in answer
+    assert table["content_type"] == "text/csv"
+    prefix = "data:text/csv;base64,"
+    assert table["url"].startswith(prefix)
+    data = base64.b64decode(table["url"][len(prefix) :])
+    assert table["size"] == len(data)
+    text = table["file"]["data"]["content"]
+    assert text == data.decode("utf-8-sig")
+    assert text.startswith("column,count,sum,min,max,mean\n")
+    assert "count,3,16.0" in text
+
+
+def test_only_text_files_carry_their_text() -> None:
+    event = lgos_pipe.files_event("a.png", "image/png", PNG_SIGNATURE)
+    (image,) = event["data"]["files"]
+    assert image["type"] == "image" and "file" not in image
+    shown = lgos_pipe.shown_text
+    assert shown("text/csv", b"\xef\xbb\xbfa,b\n1,2\n") == "a,b\n1,2\n"
+    assert shown("application/json; charset=utf-8", b'{"a": 1}') == '{"a": 1}'
+    assert shown("application/pdf", b"%PDF-1.7") is None
+    assert shown("text/plain", b"\xff\xfe\x00") is None
+    assert shown("text/plain", b"x" * (lgos_pipe.SHOWN_TEXT_LIMIT + 1)) is None
+    (pdf,) = lgos_pipe.files_event("r.pdf", "application/pdf", b"%PDF")["data"]["files"]
+    assert pdf["type"] == "file" and "file" not in pdf and pdf["size"] == 4
+
+
 async def test_attachment_to_a_model_without_file_inputs(
     files_pipe: Any, tmp_path: Path
 ) -> None:

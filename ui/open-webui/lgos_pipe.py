@@ -1087,23 +1087,57 @@ def display_failure(error: str) -> str:
 DISPLAYED = json.dumps({"displayed": True})
 
 
+TEXT_TYPES = frozenset(
+    {"application/json", "application/csv", "application/xml", "application/x-ndjson"}
+)
+"""Media types besides ``text/*`` whose content Open WebUI's file view shows."""
+
+SHOWN_TEXT_LIMIT = 1_000_000
+"""Bytes of a text file put in its ``files`` entry at most (the chat keeps it)."""
+
+
+def shown_text(mime_type: str, data: bytes) -> str | None:
+    """Return the text of a file Open WebUI can show in its file view, or None.
+
+    Text media types (``text/*``, :data:`TEXT_TYPES`) up to
+    :data:`SHOWN_TEXT_LIMIT` bytes that decode as UTF-8 (a byte-order mark
+    dropped); anything else (images, PDFs, archives, a large or binary file)
+    has none.
+    """
+    kind = mime_type.lower().split(";", 1)[0].strip()
+    if not (kind.startswith("text/") or kind in TEXT_TYPES):
+        return None
+    if len(data) > SHOWN_TEXT_LIMIT:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
 def files_event(name: str, mime_type: str, data: bytes) -> dict[str, Any]:
     """Open WebUI's ``files`` event showing a file under the answer.
 
     Open WebUI keeps the message's files with the chat (so the file is shown
     again after a reload) and draws ``image`` files inline; the content goes
-    as a ``data:`` URL, since the Files service's URLs need its key.
+    as a ``data:`` URL, since the Files service's URLs need its key. Other
+    files show as a chip that opens Open WebUI's file view, whose *Content*
+    tab shows ``file.data.content``: a text file's text (:func:`shown_text`)
+    goes there, with its ``size`` in bytes.
     """
     url = f"data:{mime_type};base64,{base64.b64encode(data).decode()}"
     kind = "image" if mime_type.lower().startswith("image/") else "file"
-    return {
-        "type": "files",
-        "data": {
-            "files": [
-                {"type": kind, "url": url, "name": name, "content_type": mime_type}
-            ]
-        },
+    entry: dict[str, Any] = {
+        "type": kind,
+        "url": url,
+        "name": name,
+        "content_type": mime_type,
+        "size": len(data),
     }
+    text = shown_text(mime_type, data) if kind == "file" else None
+    if text is not None:
+        entry["file"] = {"data": {"content": text}}
+    return {"type": "files", "data": {"files": [entry]}}
 
 
 # --------------------------------------------------------------------------
