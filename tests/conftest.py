@@ -1,5 +1,6 @@
 import os
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +23,15 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def demo_app() -> Any:
-    """A FastAPI app serving the offline demo registry in-process.
+def demo_registry() -> Any:
+    """The offline demo registry (``lgos_demo_api.registry``) in memory.
 
     In-memory checkpointer, store and run coordinator; the offline model
     streams without delay.
     """
-    from fastapi import FastAPI
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
-    from langgraph_openai_serve import LanggraphOpenaiServe
     from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
     from langgraph_openai_serve.server import ServerResources
     from lgos_demo_api.registry import create_registry
@@ -48,11 +47,45 @@ def demo_app() -> Any:
         store=InMemoryStore(),
         run_coordinator=InMemoryRunCoordinator(),
     )
+    return create_registry(resources, settings=settings)
+
+
+def demo_app(registry: Any = None, *, background: Any = None) -> Any:
+    """A FastAPI app serving ``registry`` (default :func:`demo_registry`)
+    in-process, with ``background`` as its background engine (none: a
+    ``background=true`` request is refused)."""
+    from fastapi import FastAPI
+
+    from langgraph_openai_serve import LanggraphOpenaiServe
+
     app = FastAPI()
     LanggraphOpenaiServe(
-        create_registry(resources, settings=settings), app
+        registry if registry is not None else demo_registry(),
+        app,
+        background=background,
     ).bind_openai_api()
     return app
+
+
+@asynccontextmanager
+async def background_demo_http() -> AsyncIterator[Any]:
+    """An ``httpx.AsyncClient`` on :func:`demo_app` (base ``http://lgos``)
+    with the in-memory background engine running: ``background=true``
+    Responses run as tasks of this event loop."""
+    import httpx
+
+    from langgraph_openai_serve.background import InMemoryBackgroundBackend
+
+    registry = demo_registry()
+    backend = InMemoryBackgroundBackend(registry)
+    app = demo_app(registry, background=backend)
+    async with (
+        backend.lifespan(),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://lgos"
+        ) as http,
+    ):
+        yield http
 
 
 @pytest.fixture

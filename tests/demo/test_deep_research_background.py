@@ -8,40 +8,19 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
-from fastapi import FastAPI
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.memory import InMemoryStore
 from openai import AsyncOpenAI
 from openai.types.responses import Response
 
-from langgraph_openai_serve import LanggraphOpenaiServe
-from langgraph_openai_serve.background import InMemoryBackgroundBackend
-from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-from langgraph_openai_serve.server import ServerResources
-from lgos_demo_api.registry import create_registry
-from lgos_demo_api.settings import DemoApiSettings
+from tests.conftest import background_demo_http
 from tests.contract.openapi import validate
 from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_plan_in_the_foreground_research_in_the_background(
-    offline_settings: DemoApiSettings,
-) -> None:
-    resources = ServerResources(
-        InMemorySaver(), InMemoryStore(), InMemoryRunCoordinator()
-    )
-    registry = create_registry(resources, settings=offline_settings)
-    backend = InMemoryBackgroundBackend(registry)
-    app = FastAPI()
-    LanggraphOpenaiServe(registry, app, background=backend).bind_openai_api()
-    async with (
-        backend.lifespan(),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http,
-    ):
+async def test_plan_in_the_foreground_research_in_the_background() -> None:
+    async with background_demo_http() as http:
         client = AsyncOpenAI(base_url="http://lgos/v1", api_key="x", http_client=http)
         model, tools = "deep-research", [{"type": "web_search"}]
         pending = await client.responses.create(

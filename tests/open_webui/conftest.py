@@ -15,6 +15,8 @@ from types import ModuleType
 import pytest
 from openai import AsyncOpenAI
 
+from tests.conftest import background_demo_http
+
 PIPE_FILE = Path(__file__).resolve().parents[2] / "ui" / "open-webui" / "lgos_pipe.py"
 
 
@@ -42,40 +44,11 @@ def pipe(demo_client: AsyncOpenAI, tmp_path: Path):
 @pytest.fixture
 async def background_pipe(tmp_path: Path):
     """A ``Pipe`` on the offline demo with the in-memory background engine."""
-    import httpx
-    from fastapi import FastAPI
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.store.memory import InMemoryStore
-
-    from langgraph_openai_serve import LanggraphOpenaiServe
-    from langgraph_openai_serve.background import InMemoryBackgroundBackend
-    from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-    from langgraph_openai_serve.server import ServerResources
-    from lgos_demo_api.registry import create_registry
-    from lgos_demo_api.settings import DemoApiSettings
-
-    settings = DemoApiSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=None,
-        offline_chunk_delay=0.0,
-    )
-    resources = ServerResources(
-        checkpointer=InMemorySaver(),
-        store=InMemoryStore(),
-        run_coordinator=InMemoryRunCoordinator(),
-    )
-    registry = create_registry(resources, settings=settings)
-    backend = InMemoryBackgroundBackend(registry)
-    app = FastAPI()
-    LanggraphOpenaiServe(registry, app, background=backend).bind_openai_api()
-    async with (
-        backend.lifespan(),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http,
-    ):
+    async with background_demo_http() as http:
         client = AsyncOpenAI(
             base_url="http://lgos/v1",
             api_key="x",
-            http_client=http,  # pyright: ignore[reportArgumentType]
+            http_client=http,
             max_retries=0,
         )
         instance = lgos_pipe.Pipe()
