@@ -67,6 +67,9 @@ load_dotenv "${DEMO_ENV_FILE:-.env}"
 # The options as given, repeated in the commands the script suggests.
 given_args="$*"
 
+# With --gateway --mcp --open-webui: Open WebUI's own MCP client calls the
+# MCP server directly; the banner says so beside the UI's gateway route.
+open_webui_direct=""
 mode=""
 observability=0
 gateway=0
@@ -87,7 +90,7 @@ for arg in "$@"; do
         --observability) observability=1 ;;
         --gateway) gateway=1 ;;
         --mcp) mcp=1 ;;
-        --open-webui) open_webui=1 ;;
+        --open-webui) open_webui=1; open_webui_direct="; Open WebUI calls it directly" ;;
         --dry-run) dry_run=1 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
@@ -277,7 +280,7 @@ run_compose() {
             export DEMO_GATEWAY_MCP_URL="http://mcp:8005/mcp"
             export DEMO_CHAINLIT_MCP_URL="http://gateway:4000/mcp"
             export DEMO_CHAINLIT_MCP_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
-            mcp_note=" (the UI reaches it through the gateway's http://127.0.0.1:${DEMO_GATEWAY_PORT}/mcp)"
+            mcp_note=" (the UI reaches it through the gateway's http://127.0.0.1:${DEMO_GATEWAY_PORT}/mcp${open_webui_direct})"
         else
             export DEMO_CHAINLIT_MCP_URL="http://mcp:8005/mcp"
             mcp_note=" (the UI's tools)"
@@ -454,7 +457,7 @@ run_local() {
             export DEMO_GATEWAY_MCP_URL="$mcp_url"
             export DEMO_CHAINLIT_MCP_URL="http://${DEMO_GATEWAY_HOST}:${DEMO_GATEWAY_PORT}/mcp"
             export DEMO_CHAINLIT_MCP_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
-            mcp_note=" (the UI reaches it through the gateway's ${DEMO_CHAINLIT_MCP_URL})"
+            mcp_note=" (the UI reaches it through the gateway's ${DEMO_CHAINLIT_MCP_URL}${open_webui_direct})"
         else
             export DEMO_CHAINLIT_MCP_URL="$mcp_url"
             mcp_note=" (the UI's tools)"

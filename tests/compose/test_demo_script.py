@@ -1022,6 +1022,8 @@ def test_compose_open_webui_adds_the_profile(
     (up,) = [call for call in demo.calls() if "compose up" in call]
     assert f"COMPOSE_PROFILES={profiles} " in up
     assert _open_webui_fields(up) == {"OWUI_PORT": port, **expected}
+    if "--gateway" in flags:
+        assert "/mcp; Open WebUI calls it directly)\n" in result.stdout
 
 
 def test_a_busy_open_webui_port_is_named_in_compose_mode(demo: Demo) -> None:

@@ -281,7 +281,7 @@ def test_just_demo_gateway_mcp_puts_litellm_in_front_of_the_ui_and_the_tools(
     assert f"LiteLLM gateway:       {gateway}/v1" in banner
     assert (
         f"MCP server:            http://127.0.0.1:{mcp_port}/mcp (the UI reaches it "
-        f"through the gateway's {gateway}/mcp)"
+        f"through the gateway's {gateway}/mcp; Open WebUI calls it directly)"
     ) in banner
     info = httpx.get(
         f"{gateway}/model/info",
