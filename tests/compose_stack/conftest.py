@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -77,6 +77,16 @@ def _unavailable(reason: str) -> None:
     pytest.skip(message)
 
 
+def raise_failed(
+    args: tuple[str, ...], done: subprocess.CompletedProcess[str]
+) -> NoReturn:
+    """Raise AssertionError naming ``docker ARGS``, its exit status and output."""
+    raise AssertionError(
+        f"docker {' '.join(args)} failed ({done.returncode}):\n"
+        f"{done.stdout}\n{done.stderr}"
+    )
+
+
 @dataclass
 class ComposeStack:
     """`just demo` (Compose mode) in the project ``lgos-e2e``, on free ports.
@@ -107,9 +117,9 @@ class ComposeStack:
     def corpus_url(self) -> str:
         return f"http://127.0.0.1:{self.corpus_port}"
 
-    def docker(self, *args: str, check: bool = True) -> str:
-        """Run ``docker ARGS`` against the test's engine; return its stdout."""
-        done = subprocess.run(
+    def run_docker(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run ``docker ARGS`` against the test's engine, output captured."""
+        return subprocess.run(
             ["docker", *args],
             cwd=REPO,
             env=self.env,
@@ -117,20 +127,35 @@ class ComposeStack:
             text=True,
             timeout=300,
         )
+
+    def docker(self, *args: str, check: bool = True) -> str:
+        """Run ``docker ARGS`` against the test's engine; return its stdout."""
+        done = self.run_docker(*args)
         if check and done.returncode != 0:
-            raise AssertionError(
-                f"docker {' '.join(args)} failed ({done.returncode}):\n"
-                f"{done.stdout}\n{done.stderr}"
-            )
+            raise_failed(args, done)
         return done.stdout
 
     def compose(self, *args: str, check: bool = True) -> str:
         return self.docker("compose", *args, check=check)
 
     def containers(self) -> list[dict[str, Any]]:
-        """``docker compose ps -a`` as JSON objects (Service, State, Health, ...)."""
-        out = self.compose("ps", "-a", "--format", "json")
-        return [json.loads(line) for line in out.splitlines() if line.strip()]
+        """``docker compose ps -a`` as JSON objects (Service, State, Health, ...).
+
+        While ``compose up`` recreates a service, ``compose ps`` can list a
+        container and then fail to inspect it ("No such container"): that
+        answer is asked again (up to 5 times, 1 s apart), as demo.sh's own
+        ready check does.
+        """
+        args = ("compose", "ps", "-a", "--format", "json")
+        for attempt in range(5):
+            done = self.run_docker(*args)
+            if done.returncode == 0:
+                lines = done.stdout.splitlines()
+                return [json.loads(line) for line in lines if line.strip()]
+            if "No such container" not in done.stderr or attempt == 4:
+                raise_failed(args, done)
+            time.sleep(1)
+        raise AssertionError("unreachable")  # the last attempt raised above
 
     def running(self) -> list[str]:
         """Names of this project's running containers, from the engine itself."""
