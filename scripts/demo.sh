@@ -66,6 +66,9 @@ load_dotenv() {
 load_dotenv "${DEMO_ENV_FILE:-.env}"
 # The options as given, repeated in the commands the script suggests.
 given_args="$*"
+# `docker compose` as the script suggests it to be run by hand: with the demo
+# password in front when the script supplied it (compose.yaml requires one).
+compose_cli="docker compose"
 
 # With --gateway --mcp --open-webui: Open WebUI's own MCP client calls the
 # MCP server directly; the banner says so beside the UI's gateway route.
@@ -197,7 +200,7 @@ check_attach_flags() {
     [ "$running" = "$wanted" ] && return 0
     echo "just demo: the stack is already running with options '${running# }', and this run asks for '${wanted# }'." >&2
     echo "Attaching would reconfigure it. Attach with the same options: just demo --compose${running}" >&2
-    echo "or stop it first (Ctrl-C where it runs, or: docker compose --profile '*' stop)." >&2
+    echo "or stop it first (Ctrl-C where it runs, or: $compose_cli --profile '*' stop)." >&2
     exit 1
 }
 
@@ -234,7 +237,7 @@ announce_ready() {
             case "$provisioned" in
                 open-webui-provision=0) ;;
                 open-webui-provision=*)
-                    echo "just demo: Open WebUI could not be provisioned with the LGOS pipe: docker compose logs open-webui-provision" >&2
+                    echo "just demo: Open WebUI could not be provisioned with the LGOS pipe: $compose_cli logs open-webui-provision" >&2
                     open_webui_url="" ;;
                 *) continue ;;
             esac
@@ -257,6 +260,8 @@ run_compose() {
     if [ -z "${POSTGRES_PASSWORD:-}" ]; then
         # compose.yaml requires it; a throwaway value for the local demo.
         export POSTGRES_PASSWORD="lgos-demo"
+        # Commands suggested to run by hand need it too.
+        compose_cli="POSTGRES_PASSWORD=lgos-demo docker compose"
         password_note="  POSTGRES_PASSWORD is not set: using the demo password. Set yours in .env before
     the first run: the database keeps the one it was created with (docs/demo/stack.md#data)."
     fi
@@ -343,9 +348,10 @@ run_compose() {
     echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
     if [ "$attached" -eq 1 ]; then
         echo "The stack is already running (another 'just demo'?): attaching to it. Ctrl-C here"
-        echo "  stops it for both; 'docker compose logs -f' only watches."
+        echo "  stops it for both; '$compose_cli logs -f' only watches."
     fi
-    echo "Press Ctrl-C to stop; data stays in the volumes ('docker compose down -v' drops it)."
+    echo "Press Ctrl-C to stop; data stays in the volumes of Compose project ${COMPOSE_PROJECT_NAME:-lgos-demo}."
+    echo "  To remove the containers and drop the data: $compose_cli --profile '*' down -v"
     if [ "$dry_run" -eq 1 ]; then return 0; fi
     announce_ready "$ui" "$open_webui_url" &
     local watcher=$! status=0

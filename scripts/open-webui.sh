@@ -22,13 +22,14 @@ data_dir="${DEMO_OPEN_WEBUI_DATA_DIR:-$root/.data/open-webui}"
 mkdir -p "$data_dir"
 data_dir="$(cd "$data_dir" && pwd)"
 
-# Open WebUI's own settings: its data under .data/, no sign-in (the first
-# visitor is the admin "User"), no network: no model downloads, no version
-# check, no Ollama or OpenAI connections of its own (the pipe is the only
-# provider), no background generation tasks (titles, tags, follow-ups) that
-# would send extra requests to the graphs.
+# Open WebUI's own settings, shared with compose.yaml: no sign-in (the first
+# visitor is the admin "User"), no network of its own, no background generation
+# tasks (ui/open-webui/settings.env says why each is set). Its data under .data/.
+set -a
+# shellcheck source=../ui/open-webui/settings.env
+. "$root/ui/open-webui/settings.env"
+set +a
 export DATA_DIR="$data_dir"
-export WEBUI_AUTH=False
 export WEBUI_NAME="${WEBUI_NAME:-LGOS}"
 # Open WebUI signs its session tokens with this key: generated once into the
 # data folder, so sessions survive restarts (as Chainlit's secret does).
@@ -40,33 +41,6 @@ if [ -z "${WEBUI_SECRET_KEY:-}" ]; then
   WEBUI_SECRET_KEY="$(cat "$data_dir/.webui_secret_key")"
 fi
 export WEBUI_SECRET_KEY
-export OFFLINE_MODE=true
-export HF_HUB_OFFLINE=1
-export TRANSFORMERS_OFFLINE=1
-export ENABLE_VERSION_UPDATE_CHECK=false
-export ENABLE_OLLAMA_API=False
-export ENABLE_OPENAI_API=False
-export ENABLE_DIRECT_CONNECTIONS=False
-# "Slim" mode: no local embedding, reranking or speech models are loaded (they
-# would be downloaded from Hugging Face); uploads are not embedded either.
-export USE_SLIM_DOCKER=true
-export BYPASS_EMBEDDING_AND_RETRIEVAL=true
-export RAG_EMBEDDING_MODEL_AUTO_UPDATE=False
-export RAG_RERANKING_MODEL_AUTO_UPDATE=False
-export WHISPER_MODEL_AUTO_UPDATE=False
-export ENABLE_TITLE_GENERATION=False
-export ENABLE_FOLLOW_UP_GENERATION=False
-export ENABLE_TAGS_GENERATION=False
-export ENABLE_AUTOCOMPLETE_GENERATION=False
-export ENABLE_SEARCH_QUERY_GENERATION=False
-export ENABLE_RETRIEVAL_QUERY_GENERATION=False
-export ENABLE_IMAGE_PROMPT_GENERATION=False
-export ENABLE_CODE_INTERPRETER=False
-export ENABLE_COMMUNITY_SHARING=False
-export ENABLE_EVALUATION_ARENA_MODELS=False
-export SCARF_NO_ANALYTICS=true
-export DO_NOT_TRACK=true
-export ANONYMIZED_TELEMETRY=false
 export CORS_ALLOW_ORIGIN="${CORS_ALLOW_ORIGIN:-http://${host}:${port};http://127.0.0.1:${port};http://localhost:${port}}"
 export NO_PROXY="${NO_PROXY:+$NO_PROXY,}127.0.0.1,localhost"
 

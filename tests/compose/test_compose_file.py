@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -511,18 +512,35 @@ def test_the_open_webui_profile(compose: dict) -> None:
     assert "open_webui_data:/app/backend/data" in owui["volumes"]
     assert owui["ports"] == ["127.0.0.1:8006:8080"]
     assert env["CORS_ALLOW_ORIGIN"] == "http://127.0.0.1:8006;http://localhost:8006"
-    # The local demo's settings (scripts/open-webui.sh): the same exports.
-    local = dict(
-        re.findall(
-            r'^export ([A-Z_]+)="?([^"$\n]*)"?$',
-            (ROOT / "scripts" / "open-webui.sh").read_text(),
-            re.M,
-        )
-    )
-    constants = {name: value for name, value in local.items() if value}
-    assert constants, "no settings found in scripts/open-webui.sh"
-    for name, value in constants.items():
-        assert env[name] == value, name
+    # Its settings: one file that Compose reads (env_file) and the local
+    # demo's script sources, so both run modes set the same.
+    assert owui["env_file"] == ["ui/open-webui/settings.env"]
+    settings = ROOT / "ui" / "open-webui" / "settings.env"
+    script = (ROOT / "scripts" / "open-webui.sh").read_text()
+    assert '. "$root/ui/open-webui/settings.env"' in script
+    lines = [
+        line
+        for line in settings.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    shared = dict(re.findall(r"^([A-Z_]+)=(\S+)$", "\n".join(lines), re.M))
+    assert len(shared) == len(lines), "every setting is NAME=value, nothing else"
+    # Bash, as the script sources it, reads exactly those values.
+    sourced = subprocess.run(
+        ["bash", "-c", 'set -a; . "$0"; set +a; env -0', str(settings)],
+        env={},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    from_bash = dict(entry.split("=", 1) for entry in sourced.split("\0") if entry)
+    assert {name: from_bash[name] for name in shared} == shared
+    assert shared["WEBUI_AUTH"] == "False"
+    assert shared["OFFLINE_MODE"] == "true"
+    assert shared["ENABLE_OPENAI_API"] == shared["ENABLE_OLLAMA_API"] == "False"
+    assert shared["ENABLE_TITLE_GENERATION"] == "False"
+    # What differs per run mode is set beside it, never twice.
+    assert not set(shared) & set(env)
     assert "8080/health" in owui["healthcheck"]["test"][-1]
     assert owui["depends_on"]["api"] == {"condition": "service_healthy"}
     assert owui["depends_on"]["gateway"]["required"] is False

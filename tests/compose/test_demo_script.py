@@ -260,13 +260,26 @@ def test_compose_mode_runs_compose_up_with_a_demo_password(demo: Demo) -> None:
     assert "POSTGRES_PASSWORD=lgos-demo" in up
     assert "COMPOSE_PROFILES= " in up
     assert "POSTGRES_PASSWORD is not set" in result.stdout
+    # A command run by hand needs the password too (compose.yaml requires
+    # one), and `down` takes the optional profiles' containers only with
+    # --profile '*'.
+    assert "volumes of Compose project lgos-demo." in result.stdout
+    assert (
+        "To remove the containers and drop the data: "
+        "POSTGRES_PASSWORD=lgos-demo docker compose --profile '*' down -v\n"
+    ) in result.stdout
 
 
 def test_compose_mode_keeps_a_configured_password(demo: Demo) -> None:
     demo.install_docker()
-    demo.run(POSTGRES_PASSWORD="mine")
+    result = demo.run(POSTGRES_PASSWORD="mine", COMPOSE_PROJECT_NAME="mine")
     (up,) = [call for call in demo.calls() if "compose up" in call]
     assert "POSTGRES_PASSWORD=mine" in up
+    assert "volumes of Compose project mine." in result.stdout
+    assert (
+        "To remove the containers and drop the data: "
+        "docker compose --profile '*' down -v\n"
+    ) in result.stdout
 
 
 def test_observability_adds_the_profile_and_the_otlp_endpoint(demo: Demo) -> None:
@@ -835,6 +848,10 @@ def test_compose_mode_refuses_to_attach_with_other_options(
     assert result.returncode == 1
     assert "the stack is already running with" in result.stderr
     assert f"Attach with the same options: {hint}" in result.stderr + "\n"
+    assert (
+        "or: POSTGRES_PASSWORD=lgos-demo docker compose --profile '*' stop)"
+        in result.stderr
+    )
     assert not any("compose up" in call for call in demo.calls())
 
 
@@ -1054,7 +1071,10 @@ def test_compose_open_webui_is_ready_once_provisioned(demo: Demo) -> None:
     failed = demo.run(
         "--open-webui", FAKE_HEALTHY="1", FAKE_PROVISIONED="1", FAKE_UP_SECONDS="5"
     )
-    assert "docker compose logs open-webui-provision" in failed.stderr
+    assert (
+        "POSTGRES_PASSWORD=lgos-demo docker compose logs open-webui-provision"
+        in failed.stderr
+    )
     assert f"LGOS demo is ready: open {ui} (Ctrl-C stops it)." in failed.stdout
 
 
