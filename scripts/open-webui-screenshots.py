@@ -45,6 +45,7 @@ from tests.demo_services import (  # noqa: E402
 from tests.e2e.open_webui_page import (  # noqa: E402
     ANSWER,
     MODEL_BUTTON,
+    attach,
     open_new_chat,
     send,
     wait_until_answered,
@@ -184,6 +185,37 @@ def capture(url: str, out: Path) -> None:
         save(page, out / "open-webui-approval.png")
         page.get_by_role("button", name=re.compile(r"^approve")).first.click()
         expect(page.locator(ANSWER).last).to_contain_text(re.compile("approved", re.I))
+        # Finished here: a run still going when the next chat opens ends
+        # with Open WebUI's notification over the next screenshot.
+        wait_until_answered(page)
+
+        # deep-research: the plan review in the question card, then the
+        # cited report.
+        open_new_chat(page, url, "deep-research")
+        send(page, "Compare how LangGraph and the OpenAI Agents SDK pause for approval")
+        expect(page.get_by_text("I plan to research").first).to_be_visible()
+        save(page, out / "open-webui-plan.png")
+        page.get_by_role("button", name=re.compile(r"^Start research")).first.click()
+        expect(page.locator(ANSWER).last).to_contain_text("research report")
+        wait_until_answered(page)
+
+        # files: an attached CSV, charted; the chart is shown in the answer.
+        with tempfile.TemporaryDirectory(prefix="open-webui-shots-") as folder:
+            csv = Path(folder) / "rainfall.csv"
+            csv.write_text(
+                "city,rainfall_mm\nOslo,763\nBergen,2250\nTromso,1031\nStavanger,1180\n"
+            )
+            open_new_chat(page, url, "files")
+            attach(page, csv)
+            send(page, "Draw a chart of the rainfall per city")
+            expect(page.locator(ANSWER).last).to_contain_text(".png)")
+            wait_until_answered(page)
+            chart = page.locator('img[src^="data:image/png;base64,"]').last
+            expect(chart).to_be_visible()
+            # The model's name and the status line above the chart in view.
+            page.mouse.move(WIDTH / 2, HEIGHT / 2)
+            page.mouse.wheel(0, -120)
+            save(page, out / "open-webui-files.png")
 
         # The valves: the pipe's user valves (the button beside the model
         # name), one field per graph setting; one is switched off "Default"

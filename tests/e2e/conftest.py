@@ -567,10 +567,30 @@ def browser_page(
         re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort()
     )
     page = context.new_page()
+    # The browser's own errors (a script that threw, a request that failed),
+    # printed with the rest when the test fails.
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(f"console {message.type}: {message.text}")
+            if message.type == "error"
+            else None
+        ),
+    )
+    page.on(
+        "requestfailed",
+        lambda failed: errors.append(
+            f"request failed: {failed.method} {failed.url} ({failed.failure})"
+        ),
+    )
     try:
         yield page
     finally:
         if request.node.stash.get(_CALL_FAILED, True):
+            print("--- browser errors ---")
+            print("\n".join(errors[-50:]) or "(none)")
             screenshot = log_dir / f"{request.node.name}.png"
             try:
                 page.screenshot(path=str(screenshot), full_page=True)

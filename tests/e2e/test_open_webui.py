@@ -24,6 +24,7 @@ import pytest
 from tests.e2e.conftest import FILES_API_KEY, REPO, Service, base_env, browser_page
 from tests.e2e.open_webui_page import (
     ANSWER,
+    attach,
     open_new_chat,
     send,
     wait_until_answered,
@@ -194,14 +195,6 @@ def test_citations_show_as_sources(owui_page: Any, open_webui: Service) -> None:
 
 CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
 PNG_DATA_URL = 'img[src^="data:image/png;base64,"]'
-
-
-def attach(page: Any, path: Path) -> None:
-    """Attach a file to the next message (the input's hidden file field)."""
-    from playwright.sync_api import expect
-
-    page.locator("input#files-input, input[type=file]").first.set_input_files(str(path))
-    expect(page.get_by_text(path.name).first).to_be_visible(timeout=60_000)
 
 
 def test_csv_upload_and_chart(
