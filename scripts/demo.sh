@@ -5,35 +5,35 @@
 set -euo pipefail
 
 usage() {
-    cat <<'EOF'
+    cat <<EOF
 Usage: just demo [--compose | --local] [--gateway] [--mcp] [--open-webui] [--observability] [--dry-run]
        just demo --help
 
 Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
 (and, with Compose, PostgreSQL, Hatchet and the Hatchet worker).
 
-With no mode flag, Compose is used when a Docker engine answers `docker info`
-within DEMO_DOCKER_TIMEOUT seconds (default 5) and `docker compose` exists;
+With no mode flag, Compose is used when a Docker engine answers \`docker info\`
+within DEMO_DOCKER_TIMEOUT seconds (default 5) and \`docker compose\` exists;
 otherwise the services run as local processes (honcho, demo/Procfile).
 
   --compose         always use Docker Compose (compose.yaml); fail without an engine
   --local           always use local processes, even when Docker is available
   --gateway         also start the LiteLLM gateway in front of the API, with the
-                    LGOS model sync (http://127.0.0.1:4000/v1, DEMO_GATEWAY_PORT);
+                    LGOS model sync (http://127.0.0.1:${DEMO_GATEWAY_PORT:-4000}/v1, DEMO_GATEWAY_PORT);
                     the chat UI then talks to the gateway (Compose: profile
                     "gateway"; local: the pinned proxy is installed on first use)
-  --mcp             also start the demo MCP server (http://127.0.0.1:8005/mcp,
+  --mcp             also start the demo MCP server (http://127.0.0.1:${DEMO_MCP_PORT:-8005}/mcp,
                     DEMO_MCP_PORT); the chat UI offers its tools to the graphs
                     that take MCP tools, through the gateway's /mcp with
                     --gateway (Compose: profile "mcp")
   --open-webui      also start Open WebUI with the LGOS pipe installed
-                    (http://127.0.0.1:8006, DEMO_OPEN_WEBUI_PORT; no sign-in),
+                    (http://127.0.0.1:${DEMO_OPEN_WEBUI_PORT:-8006}, DEMO_OPEN_WEBUI_PORT; no sign-in),
                     talking to the gateway with --gateway, with the MCP server's
                     tools with --mcp (Compose: profile "open-webui", Open WebUI's
                     image; local: the pinned Open WebUI, about 7 GB, is
                     installed on first use)
   --observability   Compose only: also start the OpenTelemetry collector and
-                    Jaeger (profile "observability"; traces on http://127.0.0.1:16686)
+                    Jaeger (profile "observability"; traces on http://127.0.0.1:${DEMO_JAEGER_PORT:-16686})
   --dry-run         print the chosen mode, the reason and the command; run nothing
   -h, --help        print this help
 

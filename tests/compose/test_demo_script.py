@@ -160,6 +160,23 @@ def test_help_prints_the_usage_and_runs_nothing(demo: Demo) -> None:
             "--dry-run",
         ):
             assert option in result.stdout
+    assert "http://127.0.0.1:8005/mcp" in result.stdout
+    # The addresses it names are the ones a run would use.
+    moved = demo.run(
+        "--help",
+        DEMO_GATEWAY_PORT="4100",
+        DEMO_MCP_PORT="8105",
+        DEMO_OPEN_WEBUI_PORT="8106",
+        DEMO_JAEGER_PORT="16786",
+    ).stdout
+    for url in (
+        "http://127.0.0.1:4100/v1",
+        "http://127.0.0.1:8105/mcp",
+        "http://127.0.0.1:8106,",
+        "http://127.0.0.1:16786)",
+    ):
+        assert url in moved
+    assert "`docker info`" in moved
     assert demo.calls() == []
 
 

@@ -14,6 +14,7 @@ image in CI), which talks to the graphs through the gateway.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -28,6 +29,8 @@ from tests.compose_stack.conftest import (
     HEALTHY_WITHIN_SECONDS,
     LONG_RUNNING,
     ONE_SHOT,
+    PROJECT,
+    REPO,
     ComposeStack,
 )
 from tests.e2e.conftest import (
@@ -393,3 +396,36 @@ def test_open_webui_on_compose_talks_through_the_gateway(
     assert "ledger.sqlite3" in ledger.split()
     # The gateway served the pipe's requests (its master key, its log).
     assert "/v1/responses" in stack.logs("gateway", tail=400)
+
+
+def test_the_printed_removal_command_leaves_nothing_of_the_project(
+    stack: ComposeStack, healthy: float
+) -> None:
+    """The banner's "To remove the containers and drop the data" command,
+    run as printed after Ctrl-C, removes the optional profiles' containers
+    and volumes too (Open WebUI's, the gateway's, the MCP server's)."""
+    if stack.process is not None and stack.process.poll() is None:
+        assert stack.interrupt() in (0, 130), stack.output()[-4000:]
+    volumes = stack.docker("volume", "ls", "-q").split()
+    assert f"{PROJECT}_open_webui_data" in volumes
+    commands = re.findall(
+        r"^  To remove the containers and drop the data: (.+)$",
+        stack.output(),
+        re.M,
+    )
+    assert commands, stack.output()[-4000:]
+    done = subprocess.run(
+        ["bash", "-c", commands[-1]],
+        cwd=REPO,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    left = stack.docker(
+        "ps", "-a", "-q", "--filter", f"label=com.docker.compose.project={PROJECT}"
+    )
+    assert left.split() == []
+    volumes = stack.docker("volume", "ls", "-q").split()
+    assert [v for v in volumes if v.startswith(f"{PROJECT}_")] == []
