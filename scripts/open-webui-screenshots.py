@@ -45,6 +45,7 @@ from tests.demo_services import (  # noqa: E402
 from tests.e2e.open_webui_page import (  # noqa: E402
     ANSWER,
     MODEL_BUTTON,
+    PNG_DATA_URL,
     attach,
     open_new_chat,
     send,
@@ -210,8 +211,7 @@ def capture(url: str, out: Path) -> None:
             send(page, "Draw a chart of the rainfall per city")
             expect(page.locator(ANSWER).last).to_contain_text(".png)")
             wait_until_answered(page)
-            chart = page.locator('img[src^="data:image/png;base64,"]').last
-            expect(chart).to_be_visible()
+            expect(page.locator(PNG_DATA_URL).last).to_be_visible()
             # The model's name and the status line above the chart in view.
             page.mouse.move(WIDTH / 2, HEIGHT / 2)
             page.mouse.wheel(0, -120)

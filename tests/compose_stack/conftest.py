@@ -147,15 +147,15 @@ class ComposeStack:
         ready check does.
         """
         args = ("compose", "ps", "-a", "--format", "json")
-        for attempt in range(5):
-            done = self.run_docker(*args)
-            if done.returncode == 0:
-                lines = done.stdout.splitlines()
-                return [json.loads(line) for line in lines if line.strip()]
-            if "No such container" not in done.stderr or attempt == 4:
-                raise_failed(args, done)
+        done = self.run_docker(*args)
+        for _ in range(4):
+            if done.returncode == 0 or "No such container" not in done.stderr:
+                break
             time.sleep(1)
-        raise AssertionError("unreachable")  # the last attempt raised above
+            done = self.run_docker(*args)
+        if done.returncode != 0:
+            raise_failed(args, done)
+        return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
     def running(self) -> list[str]:
         """Names of this project's running containers, from the engine itself."""

@@ -16,6 +16,8 @@ from typing import Any
 MODEL_BUTTON = "#model-selector-model-button"
 ANSWER = "#response-content-container"
 """Each assistant answer's rendered content (``.last`` is the newest)."""
+PNG_DATA_URL = 'img[src^="data:image/png;base64,"]'
+"""An image shown from a ``data:`` URL (how the pipe shows a display_file PNG)."""
 
 
 def open_new_chat(

@@ -24,6 +24,7 @@ import pytest
 from tests.e2e.conftest import FILES_API_KEY, REPO, Service, base_env, browser_page
 from tests.e2e.open_webui_page import (
     ANSWER,
+    PNG_DATA_URL,
     attach,
     open_new_chat,
     send,
@@ -194,7 +195,6 @@ def test_citations_show_as_sources(owui_page: Any, open_webui: Service) -> None:
 
 
 CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
-PNG_DATA_URL = 'img[src^="data:image/png;base64,"]'
 
 
 def test_csv_upload_and_chart(
