@@ -540,6 +540,14 @@ def page(
     )
 
 
+def _watch_socket(socket: Any, events: list[str]) -> None:
+    """Note when the page's ``socket`` opens, fails and closes, in ``events``
+    (a failed browser test prints them: a reconnect explains a lost message)."""
+    events.append(f"websocket opened: {socket.url}")
+    socket.on("socketerror", lambda error: events.append(f"websocket error: {error}"))
+    socket.on("close", lambda _: events.append(f"websocket closed: {socket.url}"))
+
+
 class Logged(Protocol):
     """A service whose output a failed browser test prints (a ``Service``, a
     Compose service's logs)."""
@@ -571,6 +579,7 @@ def browser_page(
     # printed with the rest when the test fails.
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    page.on("websocket", lambda socket: _watch_socket(socket, errors))
     page.on(
         "console",
         lambda message: (
@@ -589,7 +598,7 @@ def browser_page(
         yield page
     finally:
         if request.node.stash.get(_CALL_FAILED, True):
-            print("--- browser errors ---")
+            print("--- browser errors and websockets ---")
             print("\n".join(errors[-50:]) or "(none)")
             screenshot = log_dir / f"{request.node.name}.png"
             try:
@@ -636,7 +645,18 @@ def choose_profile(page: Any, profile: str) -> None:
     # there is more than one profile; right after a page load it may not be
     # drawn yet, so wait for it).
     welcome = page.locator(ANSWERS).first
-    expect(welcome).to_be_visible(timeout=UI_TIMEOUT_MS)
+    try:
+        expect(welcome).to_be_visible(timeout=UI_TIMEOUT_MS)
+    except AssertionError:
+        # Seen once in CI (Compose stack): signed in, the chat input shown,
+        # but neither the welcome line nor the settings ever came, so
+        # on_chat_start's messages did not reach this page. Chainlit 2.12
+        # does not run on_chat_start again for a session whose socket
+        # reconnects (upstream Chainlit/chainlit#2535 has the same symptom).
+        # A user reloads; so does the test, once.
+        print(f"No welcome line at {page.url} within {UI_TIMEOUT_MS} ms: reloading")
+        page.reload()
+        expect(welcome).to_be_visible(timeout=UI_TIMEOUT_MS)
     profiles = page.locator("#chat-profiles")
     if not welcome.inner_text().strip().startswith(f"{profile} —"):
         expect(profiles).to_be_visible(timeout=UI_TIMEOUT_MS)
