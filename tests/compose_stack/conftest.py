@@ -119,8 +119,13 @@ class ComposeStack:
 
     def run_docker(self, *args: str) -> subprocess.CompletedProcess[str]:
         """Run ``docker ARGS`` against the test's engine, output captured."""
+        return self.run("docker", *args)
+
+    def run(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        """Run ``argv`` in the checkout with the stack's environment (its
+        engine, project and ports), output captured, 300 s at most."""
         return subprocess.run(
-            ["docker", *args],
+            list(argv),
             cwd=REPO,
             env=self.env,
             capture_output=True,

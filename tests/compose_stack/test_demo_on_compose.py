@@ -14,7 +14,6 @@ image in CI), which talks to the graphs through the gateway.
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -30,7 +29,6 @@ from tests.compose_stack.conftest import (
     LONG_RUNNING,
     ONE_SHOT,
     PROJECT,
-    REPO,
     ComposeStack,
 )
 from tests.e2e.conftest import (
@@ -414,14 +412,7 @@ def test_the_printed_removal_command_leaves_nothing_of_the_project(
         re.M,
     )
     assert commands, stack.output()[-4000:]
-    done = subprocess.run(
-        ["bash", "-c", commands[-1]],
-        cwd=REPO,
-        env=stack.env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = stack.run("bash", "-c", commands[-1])
     assert done.returncode == 0, done.stderr
     left = stack.docker(
         "ps", "-a", "-q", "--filter", f"label=com.docker.compose.project={PROJECT}"
