@@ -53,6 +53,7 @@ lint: sync
 test *ARGS: sync lint
     bash scripts/ensure-postgres.sh
     bash scripts/ensure-chromium.sh
+    bash scripts/ensure-pipx.sh
     bash scripts/ensure-node-clients.sh
     bash scripts/ensure-hatchet.sh >/dev/null
     bash scripts/ensure-litellm.sh >/dev/null
