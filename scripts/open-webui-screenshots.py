@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 # (tests/demo_services.py, tests/e2e/open_webui_page.py) live in the repository.
 sys.path.insert(0, str(REPO))
 
+from tests.browsers import launch  # noqa: E402
 from tests.demo_services import (  # noqa: E402
     clean_env,
     demo_api,
@@ -53,7 +54,6 @@ from tests.e2e.open_webui_page import (  # noqa: E402
 )
 from tests.procs import free_port  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 800
 FILES_KEY = "screenshots-files-key"
 READY_LINE = "open-webui: ready on"
@@ -140,10 +140,7 @@ def capture(url: str, out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
+        browser = launch(playwright)
         page = browser.new_context(
             viewport={"width": WIDTH, "height": HEIGHT}
         ).new_page()

@@ -10,6 +10,10 @@ from openai import AsyncOpenAI
 from tests.demo_services import demo_api_url, demo_url_map  # noqa: F401 - shared
 from tests.pg import postgres_uri, restartable_postgres  # noqa: F401 - shared
 
+# Test tiers (markers, checked at collection) and --timings with the time
+# budget (--budget-total, --budget-test).
+pytest_plugins = ("tests.tiers", "tests.timing")
+
 # Chainlit reads its app root (ui/chainlit/.chainlit/config.toml) when it is
 # first imported and writes default files into the working directory when that
 # root lacks them; point it at the UI before any test imports chainlit.

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.procs import free_port, wait_http
+from tests.tiers import needs
 
 BIN = Path(sys.executable).parent
 DEMO_API = "http://127.0.0.1:8000"
@@ -137,6 +138,7 @@ def demo_api(
 
 
 @pytest.fixture(scope="session")
+@needs("integration")
 def demo_url_map(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """Start the Files service, the demo API and the demo MCP server; map the
     documented origins."""

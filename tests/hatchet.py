@@ -19,6 +19,7 @@ import psycopg
 import pytest
 
 from tests.pg import ADMIN_URI, _with_database
+from tests.tiers import needs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,6 +39,7 @@ def sidecar_launcher() -> str:
 
 
 @pytest.fixture(scope="session")
+@needs("stack")
 def hatchet_engine() -> Iterator[dict[str, str]]:
     """Yield the ``HATCHET_CLIENT_*`` variables of a running Hatchet engine."""
     from hatchet_sdk import EmbeddedHatchetConfig

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 
 from tests.procs import free_port
+from tests.tiers import needs
 
 ADMIN_URI = os.environ.get(
     "LGOS_TEST_POSTGRES_URI", "postgresql://lgos:lgos@127.0.0.1:5432/postgres"
@@ -29,6 +30,7 @@ def _with_database(uri: str, name: str) -> str:
 
 
 @pytest.fixture
+@needs("integration")
 def postgres_uri() -> Iterator[str]:
     """Create an empty database, yield its URI, then drop it (and its sessions)."""
     name = f"lgos_test_{uuid.uuid4().hex[:12]}"
@@ -74,6 +76,7 @@ class RestartablePostgres:
 
 
 @pytest.fixture
+@needs("integration")
 def restartable_postgres() -> Iterator[RestartablePostgres]:
     """Create, start and finally drop a throw-away cluster on a free port.
 

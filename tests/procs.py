@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -15,6 +16,26 @@ import httpx
 from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def executable(name: str) -> str | None:
+    """The program ``name`` on PATH, or None; a pyenv shim resolved to its target.
+
+    A pyenv shim is a script that puts its Python's ``bin`` first on PATH before
+    it runs the program: a test that puts a fake tool first on PATH, or runs the
+    program with a PATH of its own, needs the program itself.
+    """
+    found = shutil.which(name)
+    if found is None or Path(found).parent.name != "shims":
+        return found
+    pyenv = shutil.which("pyenv")
+    if pyenv is None:
+        return found
+    done = subprocess.run(
+        [pyenv, "which", name], capture_output=True, text=True, check=False
+    )
+    target = done.stdout.strip()
+    return target if done.returncode == 0 and target else found
 
 
 def free_port() -> int:

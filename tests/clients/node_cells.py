@@ -23,12 +23,14 @@ import pytest
 
 from tests.clients.matrix import JS_INPUTS
 from tests.demo_services import clean_env
+from tests.tiers import require
 
 JS = Path(__file__).resolve().parent / "js"
 
 
 def node() -> str:
     """The ``node`` executable, with the client packages installed beside the scripts."""
+    require("clients")
     found = shutil.which("node")
     if found is None or not (JS / "node_modules").is_dir():
         pytest.fail(

@@ -498,6 +498,7 @@ def test_the_mcp_profile(compose: dict) -> None:
     assert on["mcp"]["ports"] == ["127.0.0.1:8105:8005"]
 
 
+@pytest.mark.integration
 def test_the_open_webui_profile(compose: dict) -> None:
     services = compose["services"]
     owui, provision = services["open-webui"], services["open-webui-provision"]

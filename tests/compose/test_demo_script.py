@@ -21,6 +21,9 @@ from pathlib import Path
 import pytest
 
 from tests.compose.stack import DEMO_SCRIPT, ROOT
+from tests.procs import executable
+
+pytestmark = [pytest.mark.integration]
 
 TOOLS = ("bash", "sh", "dirname", "timeout", "grep", "tail", "cat", "sleep")
 
@@ -335,7 +338,7 @@ def test_local_mode_syncs_then_starts_the_procfile(demo: Demo) -> None:
 
 
 def test_the_just_recipe_forwards_its_arguments() -> None:
-    just = shutil.which("just")
+    just = executable("just")
     assert just, "just is a dev tool of this repository"
     result = subprocess.run(
         [just, "demo", "--local", "--dry-run"],
@@ -369,7 +372,7 @@ def test_ctrl_c_in_a_terminal_stops_without_an_error(
     demo: Demo, recipe: str, int_status: int
 ) -> None:
     """Ctrl-C sends SIGINT to just and the services alike: no error line."""
-    just = shutil.which("just")
+    just = executable("just")
     assert just, "just is a dev tool of this repository"
     (demo.bin / "just").symlink_to(just)
     demo.write_tool("uv", SERVING_UV)

@@ -445,6 +445,7 @@ def _wrapper(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.integration
 def test_the_wrapper_exports_the_minted_token(tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("eyJ.token.sig", encoding="utf-8")
@@ -452,6 +453,7 @@ def test_the_wrapper_exports_the_minted_token(tmp_path: Path) -> None:
     assert (result.returncode, result.stdout) == (0, "eyJ.token.sig")
 
 
+@pytest.mark.integration
 def test_the_wrapper_keeps_an_explicit_token(tmp_path: Path) -> None:
     result = _wrapper(
         {"HATCHET_TOKEN_FILE": str(tmp_path / "none"), "HATCHET_CLIENT_TOKEN": "eyJx"}
@@ -459,6 +461,7 @@ def test_the_wrapper_keeps_an_explicit_token(tmp_path: Path) -> None:
     assert (result.returncode, result.stdout) == (0, "eyJx")
 
 
+@pytest.mark.integration
 def test_the_wrapper_refuses_to_start_without_a_token(tmp_path: Path) -> None:
     result = _wrapper({"HATCHET_TOKEN_FILE": str(tmp_path / "missing")})
     assert result.returncode == 1

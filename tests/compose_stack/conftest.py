@@ -2,9 +2,10 @@
 
 ``scripts/compose-e2e.sh prepare`` makes an engine answer, builds stand-ins for
 the public images (no registry is reachable in CI) and writes what these tests
-need (``DOCKER_HOST``, ``DEMO_*_IMAGE``) to ``.data/compose-e2e.env``. Without
-that file, or with no engine answering, the tests skip, except under ``CI``,
-where that is a failure.
+need (``DOCKER_HOST``, ``DEMO_*_IMAGE``) to ``.data/compose-e2e.env``. These
+tests are the ``compose`` tier (tests/tiers.py): without that file, or with no
+engine answering, they fail and say how to prepare the engine or leave the
+tier out.
 
 ``ComposeStack`` runs ``just demo`` with no mode flag (so the script's own
 engine probe picks Compose), in the Compose project ``lgos-e2e`` with its own
@@ -36,6 +37,7 @@ from tests.e2e.conftest import (  # noqa: F401 - the module-scoped browser fixtu
     browser_page,
 )
 from tests.procs import free_port
+from tests.tiers import needs
 
 ENV_FILE = REPO / ".data" / "compose-e2e.env"
 PROJECT = "lgos-e2e"
@@ -67,14 +69,15 @@ def _read_env_file(path: Path) -> dict[str, str]:
     return values
 
 
-def _unavailable(reason: str) -> None:
-    message = (
-        f"{reason}; prepare the engine and images with "
-        "`bash scripts/compose-e2e.sh prepare` (or run `just test-compose`)"
+def _unavailable(reason: str) -> NoReturn:
+    # A tier that was asked for and cannot run fails (tests/tiers.py); a
+    # machine without an engine leaves the compose tier out instead.
+    pytest.fail(
+        f"the compose tier cannot run: {reason}; prepare the engine and images with "
+        "`bash scripts/compose-e2e.sh prepare` (or run `just test-compose`), or leave "
+        "the tier out (`just test-fast`, or pytest -m 'not compose')",
+        pytrace=False,
     )
-    if os.environ.get("CI"):
-        pytest.fail(f"Compose end-to-end tests cannot run in CI: {message}")
-    pytest.skip(message)
 
 
 def raise_failed(
@@ -282,6 +285,7 @@ class ComposeStack:
 
 
 @pytest.fixture(scope="module")
+@needs("compose")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
     """The demo stack in Compose mode, started by `just demo` and healthy."""
     if not ENV_FILE.exists():

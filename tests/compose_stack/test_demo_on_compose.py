@@ -54,7 +54,7 @@ from tests.gateway.mcp_client import list_tools, mcp_turn, server_notes
 from tests.procs import free_port
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.compose, pytest.mark.browser, pytest.mark.timeout(900)]
 
 # Sent in the first run, looked for in the history after the restart.
 FIRST_RUN_MESSAGE = f"Hello from the first Compose run {uuid.uuid4().hex[:8]}"

@@ -27,6 +27,8 @@ from tests.contract.openapi import validate
 from tests.demo_services import DEMO_FILES
 from tests.lgos.graphs import make_registry
 
+pytestmark = [pytest.mark.integration]
+
 FUZZ = settings(
     max_examples=12,
     derandomize=True,  # a fixed seed: the same examples every run

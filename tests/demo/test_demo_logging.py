@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,7 +23,9 @@ import pytest
 
 from langgraph_openai_serve.server.logging_config import TextFormatter
 from tests.e2e.conftest import base_env
-from tests.procs import ROOT, free_port
+from tests.procs import ROOT, executable, free_port
+
+pytestmark = [pytest.mark.integration]
 
 # `2026-12-02 01:43:39,979 INFO uvicorn.error: Started server process [20975]`
 TEXT_LINE = re.compile(
@@ -96,10 +97,9 @@ def _ready(url: str) -> bool:
         return False
 
 
-@pytest.mark.e2e
 @pytest.mark.timeout(240)
 def test_every_local_demo_process_logs_one_readable_format(tmp_path: Path) -> None:
-    uv = shutil.which("uv")
+    uv = executable("uv")
     assert uv, "uv runs the demo"
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

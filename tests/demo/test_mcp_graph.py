@@ -44,7 +44,7 @@ from lgos_demo_api.offline import OfflineChatModel
 from lgos_demo_api.settings import DemoApiSettings
 from tests.demo.mcp_helpers import McpServer, mcp_server, mcp_session
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 QUESTION = "convert 5 miles to km and save it as a note"
 CONVERSION = {

@@ -23,7 +23,7 @@ from lgos_demo_api.search.corpus import OfflineSearchBackend
 from tests.demo.mcp_helpers import McpServer, mcp_server, mcp_session
 from tests.procs import ROOT
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 INITIALIZE = {
     "jsonrpc": "2.0",

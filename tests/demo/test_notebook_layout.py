@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.demo.test_notebooks import CHROMIUM, gallery, load_notebook
+from tests.browsers import launch
+from tests.demo.test_notebooks import gallery, load_notebook
 
 __all__ = ["gallery"]  # the fixture, shared with test_notebooks
 
@@ -52,16 +53,13 @@ def _within_page(found: dict[str, Any]) -> None:
     assert found["overflow"] <= 0, found  # nothing to scroll sideways to
 
 
-@pytest.mark.e2e
+@pytest.mark.browser
 @pytest.mark.timeout(300)
 def test_wire_events_tables_fit_a_1400_px_page(gallery: str) -> None:
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM.exists(), "run scripts/ensure-chromium.sh"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
+        browser = launch(playwright)
         try:
             page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
             page.goto(f"{gallery}/?file=wire_events.py")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,13 +26,15 @@ import httpx
 import pytest
 
 from lgos_demo_api.settings import DemoApiSettings
-from tests.procs import free_port
+from tests.browsers import launch
+from tests.procs import executable, free_port
+
+pytestmark = [pytest.mark.integration]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "demo" / "api" / "notebooks"
 PYTHON = sys.executable
-JUST = shutil.which("just")
-CHROMIUM = Path("/usr/bin/chromium")
+JUST = executable("just")
 SCRIPT_TIMEOUT = 240
 
 FOREGROUND_MODES = [
@@ -402,7 +403,7 @@ def gallery(tmp_path: Path) -> Iterator[str]:
             process.wait(5)
 
 
-@pytest.mark.e2e
+@pytest.mark.browser
 @pytest.mark.timeout(300)
 def test_recipe_serves_each_notebook_and_it_runs_in_the_browser(
     gallery: str,
@@ -413,11 +414,8 @@ def test_recipe_serves_each_notebook_and_it_runs_in_the_browser(
 
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM.exists(), "run scripts/ensure-chromium.sh"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
+        browser = launch(playwright)
         try:
             # Tall enough that the timing table is on screen when it first
             # renders: marimo sizes its columns to their contents then.

@@ -53,6 +53,7 @@ def _runs(block: Block) -> bool:
 @pytest.mark.parametrize(
     "page", RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in RUNNABLE]
 )
+@pytest.mark.integration
 def test_page_code_runs(
     page: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -95,6 +96,7 @@ def _run_js(
 @pytest.mark.parametrize(
     "page", JS_RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in JS_RUNNABLE]
 )
+@pytest.mark.clients
 def test_page_js_runs(
     page: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -136,6 +138,7 @@ def test_python_blocks_are_valid_python() -> None:
                 pytest.fail(f"{block.where}: {exc}")
 
 
+@pytest.mark.integration
 def test_runner_reports_the_markdown_line(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
@@ -159,6 +162,7 @@ def test_runner_reports_the_markdown_line(tmp_path: Path) -> None:
     assert (tmp_path / "helper.py").read_text() == "# helper.py\nANSWER = 42\n"
 
 
+@pytest.mark.clients
 def test_js_runner_fails_on_a_failing_block_at_its_markdown_line(
     tmp_path: Path,
 ) -> None:
@@ -178,6 +182,7 @@ def test_js_runner_fails_on_a_failing_block_at_its_markdown_line(
     assert "page.mjs:15" in result.stderr  # the Markdown line of the throw
 
 
+@pytest.mark.clients
 def test_js_runner_resolves_the_client_packages(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
@@ -192,6 +197,7 @@ def test_js_runner_resolves_the_client_packages(tmp_path: Path) -> None:
     assert result.stdout == "http://127.0.0.1:9/v1 function function\n"
 
 
+@pytest.mark.integration
 def test_top_level_await_shares_one_loop(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(

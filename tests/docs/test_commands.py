@@ -18,6 +18,8 @@ import pytest
 from langgraph_openai_serve.cli import cli
 from tests.docs.markdown_blocks import ROOT, blocks, pages
 
+pytestmark = [pytest.mark.integration]
+
 SHELL = {"bash", "sh", "shell", "console", ""}
 _INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 # A command at the start of a line or after a shell separator.

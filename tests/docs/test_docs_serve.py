@@ -7,7 +7,11 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.procs import ROOT, free_port, wait_http
+
+pytestmark = [pytest.mark.integration]
 
 
 def test_ctrl_c_ends_the_preview_without_an_error(tmp_path: Path) -> None:

@@ -25,6 +25,9 @@ from pathlib import Path
 import pytest
 
 from tests.docs.markdown_blocks import ROOT, blocks
+from tests.procs import executable
+
+pytestmark = [pytest.mark.stack]
 
 README = ROOT / "README.md"
 # What the shell of a fresh account holds: the system's own folders only.
@@ -119,7 +122,7 @@ def fresh_home() -> Iterator[Path]:
 
 def installed_uv() -> Path:
     """The uv binary running this suite (``uv run`` sets ``UV``), else the one on PATH."""
-    found = os.environ.get("UV") or shutil.which("uv")
+    found = os.environ.get("UV") or executable("uv")
     assert found is not None, "uv is not installed"
     return Path(found).resolve()
 

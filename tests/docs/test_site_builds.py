@@ -17,6 +17,8 @@ import pytest
 
 from tests.docs.markdown_blocks import ROOT
 
+pytestmark = [pytest.mark.integration]
+
 MKDOCS = Path(sys.executable).with_name("mkdocs")
 
 

@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
+from tests.browsers import launch
 from tests.docs.markdown_blocks import ROOT
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
-CHROMIUM = Path("/usr/bin/chromium")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -63,9 +63,7 @@ def test_diagrams_draw_without_a_cdn(site_url: str) -> None:
 
     elsewhere: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
+        browser = launch(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
 

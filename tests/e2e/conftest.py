@@ -38,19 +38,12 @@ from typing import Any, Protocol
 import httpx
 import pytest
 
+from tests.browsers import launch
 from tests.procs import free_port
+from tests.tiers import needs
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-gpu",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 STARTUP_TIMEOUT = 90.0
 ANSWER_TIMEOUT_MS = 60_000
 UI_TIMEOUT_MS = 30_000
@@ -193,6 +186,7 @@ def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+@needs("integration")
 def files_service(log_dir: Path) -> Iterator[Service]:
     """The demo Files service, storing in a temporary folder."""
     env = base_env()
@@ -213,6 +207,7 @@ def files_service(log_dir: Path) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="session")
+@needs("integration")
 def lgos_api(log_dir: Path, files_service: Service) -> Iterator[Service]:
     port = free_port()
     env = base_env()
@@ -267,6 +262,7 @@ def start_chainlit(
 
 
 @pytest.fixture(scope="session")
+@needs("integration")
 def mcp_server(log_dir: Path) -> Iterator[Service]:
     """The demo MCP server; ``url`` is its origin (the endpoint is ``/mcp``)."""
     env = base_env()
@@ -284,6 +280,7 @@ def mcp_server(log_dir: Path) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="session")
+@needs("integration")
 def chainlit_ui(
     lgos_api: Service, files_service: Service, mcp_server: Service, log_dir: Path
 ) -> Iterator[Service]:
@@ -308,6 +305,7 @@ SYNC_TIMEOUT = 60.0
 
 
 @pytest.fixture(scope="session")
+@needs("stack")
 def litellm_executable() -> str:
     """The pinned LiteLLM proxy, installed once by ``scripts/ensure-litellm.sh``."""
     result = subprocess.run(
@@ -510,17 +508,14 @@ _CALL_FAILED = pytest.StashKey[bool]()
 
 
 @pytest.fixture(scope="module")
+@needs("browser")
 def browser() -> Iterator[Any]:
     # Module scope: Playwright's sync API runs its own event loop, which must
     # not outlive the module while other tests run theirs.
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is not installed: run scripts/ensure-chromium.sh")
     import playwright.sync_api as sync_api
 
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
+        browser = launch(playwright)
         yield browser
         browser.close()
 

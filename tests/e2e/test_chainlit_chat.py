@@ -25,7 +25,7 @@ from tests.e2e.conftest import (
 )
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300)]
 
 
 def test_chat_streams_an_answer_that_follows_the_settings(

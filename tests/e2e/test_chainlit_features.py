@@ -29,7 +29,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_chainlit_interrupts import set_switch
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300)]
 
 COMMENTARY_STEPS = '.step[data-step-type="run"]'
 TOOL_STEPS = '.step[data-step-type="tool"]'

@@ -34,7 +34,7 @@ from tests.e2e.test_chainlit_interrupts import (
 )
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300)]
 
 BACKGROUND_STEPS = '.step[data-step-type="run"]:has-text("in the background")'
 CHART = 'img[alt$=".png"]'

@@ -66,7 +66,7 @@ from tests.e2e.test_chainlit_mcp import (
 from tests.gateway.mcp_client import server_notes
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.stack, pytest.mark.timeout(300)]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 T = TypeVar("T")

@@ -27,7 +27,7 @@ from tests.e2e.conftest import (
     send,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300)]
 
 TOOL_STEPS = '.step[data-step-type="tool"]'
 COMMENTARY_STEPS = '.step[data-step-type="run"]'

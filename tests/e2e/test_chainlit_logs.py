@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import REPO, Service, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.timeout(180)]
 
 
 def test_the_welcome_page_in_the_browser_language_logs_no_warning(

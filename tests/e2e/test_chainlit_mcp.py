@@ -30,7 +30,7 @@ from tests.e2e.conftest import (
 )
 from tests.gateway.mcp_client import server_notes
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300)]
 
 TOOL_STEPS = '.step[data-step-type="tool"]'
 MCP_TOOLS = ("convert_units", "save_note", "list_notes", "search_corpus")

@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     send,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300)]
 
 USER_BUBBLES = '.step[data-step-type="user_message"]'
 QUESTION = ANSWERS + ":has-text('Your answer is needed')"

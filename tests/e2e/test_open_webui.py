@@ -32,10 +32,11 @@ from tests.e2e.open_webui_page import (
 )
 from tests.gateway.mcp_client import server_notes
 from tests.procs import free_port
+from tests.tiers import needs
 from tests.waiting import wait_until
 
 # The first test waits for Open WebUI's first start (see OPEN_WEBUI_STARTUP).
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.browser, pytest.mark.stack, pytest.mark.timeout(900)]
 
 # Open WebUI's first start runs its database migrations: a minute or more on
 # a busy machine.
@@ -44,6 +45,7 @@ READY_LINE = "open-webui: ready on"
 
 
 @pytest.fixture(scope="module")
+@needs("stack")
 def open_webui(
     log_dir: Path, lgos_api: Service, files_service: Service, mcp_server: Service
 ) -> Iterator[Service]:

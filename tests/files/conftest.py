@@ -53,7 +53,10 @@ class FilesStack:
 StackFactory = Callable[..., AbstractAsyncContextManager[FilesStack]]
 
 
-@pytest.fixture(params=["postgres", "sqlite"])
+# The PostgreSQL case is an integration test (tests/tiers.py), SQLite a unit one.
+@pytest.fixture(
+    params=[pytest.param("postgres", marks=pytest.mark.integration), "sqlite"]
+)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh metadata database: PostgreSQL, then SQLite."""
     if request.param == "postgres":

@@ -13,7 +13,7 @@ from lgos_demo_files.upload import DRAIN_LIMIT
 from tests.contract.openapi import validate
 from tests.files.conftest import API_KEY, FilesStack, StackFactory
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 BOUNDARY = "limitboundary"
 HEAD = (

@@ -21,7 +21,7 @@ from lgos_demo_files.metadata import (
     open_metadata,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 NOW = 1_800_000_000
 

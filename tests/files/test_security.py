@@ -17,7 +17,7 @@ from lgos_demo_files.names import (
 from tests.contract.openapi import validate
 from tests.files.conftest import API_KEY, BASE_URL, FilesStack
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 ROUTES = [
     ("POST", "/v1/files"),

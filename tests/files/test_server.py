@@ -12,6 +12,8 @@ import pytest
 from tests.contract.openapi import validate
 from tests.procs import free_port, running
 
+pytestmark = [pytest.mark.integration]
+
 KEY = "server-test-key"
 
 

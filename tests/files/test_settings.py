@@ -19,6 +19,8 @@ from lgos_demo_files.settings import PLACEHOLDER_API_KEY
 from lgos_demo_files.storage import open_store
 from tests.files.conftest import StackFactory
 
+pytestmark = [pytest.mark.integration]
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

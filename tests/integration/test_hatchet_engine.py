@@ -34,7 +34,7 @@ OFFLINE_DEMO = {
     "DEMO_API_WEB_SEARCH_BACKEND": "offline",
 }
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.stack, pytest.mark.timeout(300)]
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from tests.open_webui.conftest import lgos_pipe
 from tests.open_webui.test_lgos_pipe import Events
 
 # The first test waits for the session's demo processes to start.
-pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.integration, pytest.mark.anyio, pytest.mark.timeout(300)]
 
 CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

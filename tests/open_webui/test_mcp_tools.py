@@ -21,7 +21,7 @@ from tests.demo.mcp_helpers import McpServer, mcp_server, mcp_session
 from tests.open_webui.conftest import lgos_pipe
 from tests.open_webui.test_lgos_pipe import Events
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 SERVER_ID = "lgos-demo"
 

@@ -33,7 +33,7 @@ from tests.e2e.conftest import lgos_api as lgos_api
 from tests.e2e.conftest import log_dir as log_dir
 from tests.e2e.conftest import mcp_server as mcp_server
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 PAPERCLIP = "#upload-button"
 

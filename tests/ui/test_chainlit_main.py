@@ -25,6 +25,7 @@ def test_listen_address_reads_options_then_variables(
     assert listen_address(["--port", "8002"]) == ("localhost", 8002)
 
 
+@pytest.mark.integration
 def test_a_taken_port_exits_non_zero() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

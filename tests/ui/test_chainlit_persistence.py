@@ -116,7 +116,9 @@ def _postgres_available() -> bool:
     return True
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)]
+)
 async def layer(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[LgosDataLayer]:

@@ -315,13 +315,42 @@ def ui_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
     ]
 
 
+_created: list[asyncio.Task[Any]] = []
+
+
+@pytest.fixture(autouse=True)
+async def record_after_history(app: ModuleType) -> AsyncIterator[None]:
+    """Record every task the test's loop creates, for :func:`settle`.
+
+    ``asyncio.all_tasks()`` would miss a resumed chat's task that already
+    finished (on a busy machine it can end before the test looks). The loop
+    names a task after its factory returns, so settle reads the names.
+    """
+    loop = asyncio.get_running_loop()
+    previous = loop.get_task_factory()
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+        task = (
+            previous(loop, coro, **kwargs)
+            if previous is not None
+            else asyncio.Task(coro, loop=loop, **kwargs)
+        )
+        _created.append(task)
+        return task
+
+    loop.set_task_factory(factory)  # pyright: ignore[reportArgumentType]
+    try:
+        yield
+    finally:
+        loop.set_task_factory(previous)
+        _created.clear()
+
+
 async def settle(app: ModuleType) -> None:
-    """Wait for every resumed chat's task that shows files and questions."""
-    tasks = [
-        task
-        for task in asyncio.all_tasks()
-        if task.get_name() == app.AFTER_HISTORY_TASK
-    ]
+    """Wait for the tasks resumed chats started since the last call to show
+    files and questions; at least one must have started."""
+    tasks = [task for task in _created if task.get_name() == app.AFTER_HISTORY_TASK]
+    _created[:] = [task for task in _created if task not in tasks]
     assert tasks, "no resumed chat started its task"
     await asyncio.gather(*tasks)
 
