@@ -24,7 +24,7 @@
 #    the PyPI wheel uv==$UV_VERSION for musllinux.
 # 3. open-webui FROM the python stand-in, Open WebUI installed from PyPI with
 #    the uv stand-in (ui/open-webui/requirements.txt): the largest, about two
-#    minutes and 7 GB when built.
+#    minutes and 7 GB when built; hatchet-lite last (it needs the Go build).
 #
 # Idempotent and cached by content: each image carries the label
 # org.lgos.standin.key, a sha256 of its Dockerfile directory and its inputs
@@ -206,9 +206,25 @@ if ! fresh "$postgres_image" "$k"; then
     build "$postgres_image" "$k" "$(context postgres)"
 fi
 
-# --- 5. hatchet-lite --------------------------------------------------------------
+# --- 5. open-webui ------------------------------------------------------------------
+# Open WebUI from PyPI (ui/open-webui/requirements.txt, the local demo's pinned
+# set) on the python stand-in: about two minutes and 7 GB the first time.
+open_webui_version="$(awk -F'"' '/^version=/ {print $2; exit}' "$here/ensure-open-webui.sh")"
+open_webui_image="lgos-standin/open-webui:v$open_webui_version"
+requirements="$here/../ui/open-webui/requirements.txt"
+python_id="$(docker image inspect --format '{{.Id}}' "$python_image")"
+uv_id="$(docker image inspect --format '{{.Id}}' "$uv_image")"
+k="$(key open-webui "$python_id" "$uv_id" "$(sha256sum <"$requirements")")"
+if ! fresh "$open_webui_image" "$k"; then
+    c="$(context open-webui)"
+    cp "$requirements" "$c/requirements.txt"
+    build "$open_webui_image" "$k" "$c" "BASE_IMAGE=$python_image" "UV_IMAGE=$uv_image"
+fi
+
+# --- 6. hatchet-lite --------------------------------------------------------------
 # The engine's binaries (built once, cached, by ensure-hatchet.sh) and
-# upstream's start.sh from the Go module cache.
+# upstream's start.sh from the Go module cache. Last: .ci/run builds the
+# engine at the same time as the images before it, and this waits for it.
 hatchet_bin="$(dirname "$(bash "$here/ensure-hatchet.sh")")"
 modcache="$(go env GOMODCACHE)"
 start_sh="$modcache/github.com/hatchet-dev/hatchet@$hatchet_version/hack/lite/start.sh"
@@ -224,21 +240,6 @@ if ! fresh "$hatchet_image" "$k"; then
     cp "$hatchet_bin"/hatchet-lite "$hatchet_bin"/hatchet-admin "$hatchet_bin"/hatchet-migrate "$c/"
     cp "$start_sh" "$c/entrypoint.sh"
     build "$hatchet_image" "$k" "$c"
-fi
-
-# --- 6. open-webui ------------------------------------------------------------------
-# Open WebUI from PyPI (ui/open-webui/requirements.txt, the local demo's pinned
-# set) on the python stand-in: about two minutes and 7 GB the first time.
-open_webui_version="$(awk -F'"' '/^version=/ {print $2; exit}' "$here/ensure-open-webui.sh")"
-open_webui_image="lgos-standin/open-webui:v$open_webui_version"
-requirements="$here/../ui/open-webui/requirements.txt"
-python_id="$(docker image inspect --format '{{.Id}}' "$python_image")"
-uv_id="$(docker image inspect --format '{{.Id}}' "$uv_image")"
-k="$(key open-webui "$python_id" "$uv_id" "$(sha256sum <"$requirements")")"
-if ! fresh "$open_webui_image" "$k"; then
-    c="$(context open-webui)"
-    cp "$requirements" "$c/requirements.txt"
-    build "$open_webui_image" "$k" "$c" "BASE_IMAGE=$python_image" "UV_IMAGE=$uv_image"
 fi
 
 echo "DEMO_PYTHON_IMAGE=$python_image"

@@ -16,7 +16,16 @@
 #    or LGOS_DOCKER_STORAGE_DRIVER (for example vfs).
 # 3. When `docker compose` is missing, Compose v2 (COMPOSE_VERSION) is built
 #    from the Go module proxy once, cached, and installed as the CLI plugin.
+#
+# `ensure-docker.sh engine` does 1-2 only, `ensure-docker.sh compose` 3 only
+# (it needs the docker CLI, not an engine): .ci/run builds Compose while the
+# engine builds the stand-in images.
 set -euo pipefail
+part="${1:-all}"
+case "$part" in
+    all | engine | compose) ;;
+    *) echo "usage: ensure-docker.sh [engine|compose]" >&2; exit 2 ;;
+esac
 
 COMPOSE_VERSION="v2.40.3"
 # Compose v2.40 needs a newer Go than Debian's; the go command fetches this
@@ -32,7 +41,9 @@ say() { echo "ensure-docker: $*" >&2; }
 answers() { timeout 10 docker info >/dev/null 2>&1; }
 
 host=""
-if command -v docker >/dev/null 2>&1 && answers; then
+if [ "$part" = "compose" ]; then
+    :
+elif command -v docker >/dev/null 2>&1 && answers; then
     host="${DOCKER_HOST:-}"
 elif command -v docker >/dev/null 2>&1 && DOCKER_HOST="unix://$socket" answers; then
     host="unix://$socket"
@@ -73,7 +84,7 @@ else
     fi
 fi
 
-if ! docker compose version >/dev/null 2>&1; then
+if [ "$part" != "engine" ] && ! docker compose version >/dev/null 2>&1; then
     if [ ! -x "$cache/docker-compose" ]; then
         if ! command -v go >/dev/null 2>&1; then
             say "'docker compose' is missing and Go is needed to build it (https://go.dev/dl/)."

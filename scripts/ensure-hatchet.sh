@@ -34,11 +34,13 @@ echo "ensure-hatchet: building the Hatchet engine $version into $cache (first ti
 tmp="$(mktemp -d "$cache/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 cd "$here/hatchet"
-for command in lite admin migrate; do
-  # main.Version is what the engine reports to SDKs (they gate features on it).
-  GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w -X main.Version=$version" \
-    -o "$tmp/hatchet-$command" "github.com/hatchet-dev/hatchet/cmd/hatchet-$command" >&2
-done
+# One go build for the three commands: it compiles their shared packages once
+# and links them side by side. main.Version is what the engine reports to SDKs
+# (they gate features on it).
+GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w -X main.Version=$version" -o "$tmp/" \
+  github.com/hatchet-dev/hatchet/cmd/hatchet-lite \
+  github.com/hatchet-dev/hatchet/cmd/hatchet-admin \
+  github.com/hatchet-dev/hatchet/cmd/hatchet-migrate >&2
 mv "$tmp"/hatchet-* "$cache/"
 install -m 0755 "$here/hatchet/sidecar.py" "$launcher"
 echo "$launcher"

@@ -23,7 +23,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "testing.md"
-DEFAULT = ROOT / ".data" / "test-times"
+DEFAULT = ROOT / ".data" / "test-times" / "full.json"
 START, END = "<!-- report:start -->", "<!-- report:end -->"
 PHASES = ("setup", "call", "teardown")
 # A literal wait of half a second or more in a test's source.
