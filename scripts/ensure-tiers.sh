@@ -8,7 +8,7 @@
 #
 # unit         nothing
 # integration  PostgreSQL
-# clients      PostgreSQL, the pinned npm packages (Node.js 20+)
+# clients      PostgreSQL, the pinned npm packages (Node.js 20+): JS clients, Mermaid
 # browser      PostgreSQL, Debian's Chromium
 # stack        PostgreSQL, the Hatchet engine, LiteLLM, Open WebUI, Debian's pipx
 # compose      a Docker engine with Compose and the stack's images, Chromium

@@ -2,19 +2,21 @@
 
     uv run python scripts/test-report.py [TIMINGS.json ...] [--check]
 
-Each file is what ``pytest --timings PATH`` wrote (tests/timing.py); ``just
-test`` writes one per tier process under ``.data/test-times/``. The tables
-replace the text between ``<!-- report:start -->`` and ``<!-- report:end -->``
-in docs/testing.md: the run's figures, time by tier and by folder, the
-slowest tests, the fixtures that start something and how often, and the fixed
-waits found in the tests' source. ``--check`` writes nothing and exits 1 when
-the page differs from a fresh report.
+Each file is what ``pytest --timings=PATH`` wrote (tests/timing.py); ``just
+test`` writes ``.data/test-times/full.json``, the default. The tables replace
+the text between ``<!-- report:start -->`` and ``<!-- report:end -->`` in
+docs/testing.md: the run's figures, time by tier and by folder, the slowest
+tests, the fixtures that start something and how often, and the fixed waits
+found in the tests' source. It also writes ``tests/file-times.json``, each
+file's seconds, from which tests/order.py runs the slowest files first.
+``--check`` writes nothing and exits 1 when either differs from a fresh one.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections import defaultdict
@@ -23,6 +25,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "testing.md"
+# Each file's measured seconds, committed: tests/order.py runs the slowest first.
+FILE_TIMES = ROOT / "tests" / "file-times.json"
 DEFAULT = ROOT / ".data" / "test-times" / "full.json"
 START, END = "<!-- report:start -->", "<!-- report:end -->"
 PHASES = ("setup", "call", "teardown")
@@ -121,7 +125,7 @@ def report(documents: list[dict[str, Any]]) -> list[str]:
     ]
     by_tier: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for test in tests:
-        by_tier[",".join(test["markers"]) or "(none)"].append(test)
+        by_tier[",".join(test["tiers"]) or "(none)"].append(test)
     rows = [
         [f"`{tier}`", str(len(group)), minutes(sum(map(spent, group)))]
         for tier, group in sorted(
@@ -196,8 +200,21 @@ def report(documents: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def file_times(documents: list[dict[str, Any]]) -> str:
+    """``tests/file-times.json``: ``{file: seconds}``, sorted by file."""
+    seconds: dict[str, float] = defaultdict(float)
+    for doc in documents:
+        for test in doc["tests"]:
+            seconds[test["nodeid"].split("::", 1)[0]] += spent(test)
+    rounded = {name: round(value, 1) for name, value in sorted(seconds.items())}
+    return json.dumps(rounded, indent=1) + "\n"
+
+
 def main() -> int:
-    """Write (or with ``--check``, compare) the report part of the page."""
+    """Write (or with ``--check``, compare) the page's report and the file times.
+
+    Returns the exit status: 1 under ``--check`` when either is stale.
+    """
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("timings", nargs="*", type=Path, default=[DEFAULT])
     parser.add_argument(
@@ -207,13 +224,18 @@ def main() -> int:
     text = PAGE.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    fresh = (
-        head + START + "\n" + "\n".join(report(load(args.timings))) + "\n" + END + tail
-    )
+    documents = load(args.timings)
+    fresh = head + START + "\n" + "\n".join(report(documents)) + "\n" + END + tail
+    times = file_times(documents)
     if args.check:
-        return 0 if fresh == text else 1
+        current = FILE_TIMES.read_text(encoding="utf-8") if FILE_TIMES.exists() else ""
+        return 0 if fresh == text and times == current else 1
     PAGE.write_text(fresh, encoding="utf-8")
-    print(f"test-report: wrote {PAGE.relative_to(ROOT)}")
+    FILE_TIMES.write_text(times, encoding="utf-8")
+    print(
+        f"test-report: wrote {os.path.relpath(PAGE, ROOT)} and "
+        f"{os.path.relpath(FILE_TIMES, ROOT)}"
+    )
     return 0
 
 

@@ -7,12 +7,16 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
-from tests.demo_services import demo_api_url, demo_url_map  # noqa: F401 - shared
-from tests.pg import postgres_uri, restartable_postgres  # noqa: F401 - shared
+# The plugins below are imported by the helpers next (tests.pg needs tiers):
+# registered first, pytest loads them with its assertion rewriting all the same.
+pytest.register_assert_rewrite("tests.tiers", "tests.timing", "tests.order")
 
-# Test tiers (markers, checked at collection) and --timings with the time
-# budget (--budget-total, --budget-test).
-pytest_plugins = ("tests.tiers", "tests.timing")
+from tests.demo_services import demo_api_url, demo_url_map  # noqa: E402, F401 - shared
+from tests.pg import postgres_uri, restartable_postgres  # noqa: E402, F401 - shared
+
+# Test tiers (markers, checked at collection), --timings with the time budget
+# (--budget-total, --budget-test), and the slowest files first (for xdist).
+pytest_plugins = ("tests.tiers", "tests.timing", "tests.order")
 
 # Chainlit reads its app root (ui/chainlit/.chainlit/config.toml) when it is
 # first imported and writes default files into the working directory when that

@@ -8,7 +8,8 @@ tier       what the tests need
 ========== ================================================================
 unit       nothing: no process, no database (in-process ASGI, files)
 integration PostgreSQL, or processes the suite starts itself on loopback
-clients    Node.js and the pinned JavaScript clients (``npm ci``)
+clients    Node.js and the pinned npm packages (``npm ci``): the JavaScript
+           clients, the docs site's Mermaid
 browser    Debian's Chromium, driven by Playwright
 stack      the pinned outside programs: Hatchet engine, LiteLLM proxy,
            Open WebUI, Debian's pipx
@@ -29,6 +30,7 @@ it fails, naming the command, and asks for the ``integration`` marker.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar
@@ -42,7 +44,7 @@ FAST = ("unit", "integration")
 DESCRIPTIONS = {
     "unit": "no process, no database",
     "integration": "PostgreSQL or processes on loopback",
-    "clients": "Node.js and the pinned JavaScript clients",
+    "clients": "Node.js and the pinned npm packages (JavaScript clients, Mermaid)",
     "browser": "Debian's Chromium",
     "stack": "Hatchet engine, LiteLLM proxy, Open WebUI or pipx",
     "compose": "a Docker engine with Compose",
@@ -63,6 +65,7 @@ FOLDER_TIERS = {
     "integration": "integration",
     "lgos": "unit",
     "open_webui": "unit",
+    "suite": "unit",
     "ui": "unit",
 }
 """The tier every test of a folder under ``tests/`` has, besides its markers."""
@@ -134,6 +137,23 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> None:
             require(tier)
 
 
+ALLOWED_COMMANDS = {
+    "fc-list": "matplotlib lists the machine's fonts once, to build its font cache",
+}
+"""Commands a library runs for itself, which a ``unit`` test may start: the
+name, and why it is not the test's own process."""
+
+
+def _allowed(args: Any) -> bool:
+    """Whether ``args`` (Popen's first argument) runs an allowed command."""
+    if isinstance(args, (str, bytes)):
+        words = os.fsdecode(args).split()
+        first = words[0] if words else ""
+    else:
+        first = os.fsdecode(next(iter(args), ""))
+    return os.path.basename(first) in ALLOWED_COMMANDS
+
+
 class ProcessInUnitTest(AssertionError):
     """A test whose only tier is ``unit`` tried to start a process."""
 
@@ -147,8 +167,11 @@ def pytest_runtest_protocol(
     guard = None
     if tiers_of(item) == {"unit"}:
         guard = pytest.MonkeyPatch()
+        start = subprocess.Popen._execute_child  # type: ignore[attr-defined]
 
         def refuse(self: subprocess.Popen[Any], args: Any, *rest: Any) -> Any:
+            if _allowed(args):
+                return start(self, args, *rest)
             raise ProcessInUnitTest(
                 f"{item.nodeid} is a unit test and started a process ({args!r}); "
                 "mark it pytest.mark.integration (tests/tiers.py)"

@@ -421,11 +421,13 @@ def test_recipe_serves_each_notebook_and_it_runs_in_the_browser(
             # renders: marimo sizes its columns to their contents then.
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(gallery)
-            page.get_by_text("Wire Events").first.wait_for(timeout=30_000)
+            # Generous: marimo's first page load compiles its front end, which
+            # takes long on a machine busy with other tests (xdist workers).
+            page.get_by_text("Wire Events").first.wait_for(timeout=90_000)
             page.goto(f"{gallery}/?file=graph_runner.py")
             # The timing table (default graph deep-research) and its chart.
             page.get_by_text(BACKGROUND_MODE).first.wait_for(timeout=120_000)
-            page.locator("img").first.wait_for(timeout=30_000)
+            page.locator("img").first.wait_for(timeout=90_000)
             assert page.get_by_text("Timings per mode").count() == 1
             table = page.locator("table").first
             cells = table.locator("td").all_inner_texts()

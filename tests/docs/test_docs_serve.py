@@ -11,7 +11,8 @@ import pytest
 
 from tests.procs import ROOT, free_port, wait_http
 
-pytestmark = [pytest.mark.integration]
+# The site build serves Mermaid from the pinned npm package (scripts/docs-js).
+pytestmark = [pytest.mark.clients]
 
 
 def test_ctrl_c_ends_the_preview_without_an_error(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from tests.docs.markdown_blocks import ROOT
 
-pytestmark = [pytest.mark.integration]
+# The site build serves Mermaid from the pinned npm package (scripts/docs-js).
+pytestmark = [pytest.mark.clients]
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
 

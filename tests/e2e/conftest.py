@@ -657,9 +657,18 @@ def choose_profile(page: Any, profile: str) -> None:
         expect(profiles).to_be_visible(timeout=UI_TIMEOUT_MS)
         profiles.click()
         page.locator(f'[data-test="select-item:{profile}"]').click()
+        # Where a chat is under way, Chainlit asks "start a new chat?" first;
+        # the dialog may be drawn after the click returns (seen on a loaded
+        # machine), so wait for whichever comes: the dialog or the new chat.
         confirm = page.get_by_role("button", name="Confirm")
-        if confirm.is_visible():
-            confirm.click()  # "start a new chat?" when one is under way
+        deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
+        while time.monotonic() < deadline:
+            if confirm.is_visible():
+                confirm.click()
+                break
+            if welcome.inner_text().strip().startswith(f"{profile} —"):
+                break
+            page.wait_for_timeout(100)
         expect(profiles).to_contain_text(profile)
     expect(page.locator(ANSWERS).first).to_contain_text(
         f"{profile} —", timeout=UI_TIMEOUT_MS
