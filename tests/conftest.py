@@ -1,4 +1,7 @@
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,6 +14,7 @@ from openai import AsyncOpenAI
 # registered first, pytest loads them with its assertion rewriting all the same.
 pytest.register_assert_rewrite("tests.tiers", "tests.timing", "tests.order")
 
+from tests.chainlit_root import app_root  # noqa: E402
 from tests.demo_services import demo_api_url, demo_url_map  # noqa: E402, F401 - shared
 from tests.pg import postgres_uri, restartable_postgres  # noqa: E402, F401 - shared
 
@@ -20,10 +24,12 @@ pytest_plugins = ("tests.tiers", "tests.timing", "tests.order")
 
 # Chainlit reads its app root (ui/chainlit/.chainlit/config.toml) when it is
 # first imported and writes default files into the working directory when that
-# root lacks them; point it at the UI before any test imports chainlit.
-os.environ.setdefault(
-    "CHAINLIT_APP_ROOT", str(Path(__file__).resolve().parents[1] / "ui" / "chainlit")
-)
+# root lacks them; point it at the UI's config before any test imports
+# chainlit, through a root of this process's own (tests/chainlit_root.py: a
+# Chainlit server another xdist worker stops would delete a shared .files).
+_CHAINLIT_ROOT = tempfile.mkdtemp(prefix="lgos-chainlit-root-")
+atexit.register(shutil.rmtree, _CHAINLIT_ROOT, True)
+os.environ.setdefault("CHAINLIT_APP_ROOT", str(app_root(Path(_CHAINLIT_ROOT))))
 
 
 @pytest.fixture

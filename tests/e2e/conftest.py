@@ -39,6 +39,7 @@ import httpx
 import pytest
 
 from tests.browsers import launch
+from tests.chainlit_root import app_root
 from tests.procs import free_port
 from tests.tiers import needs
 
@@ -250,6 +251,8 @@ def start_chainlit(
     env["DEMO_CHAINLIT_FILES_API_KEY"] = FILES_API_KEY
     # History and the generated auth secret live in the test's folder.
     env["DEMO_CHAINLIT_DATA_DIR"] = str(log_dir / f"{name}-data")
+    # Its own app root: Chainlit removes <app root>/.files when it stops.
+    env["CHAINLIT_APP_ROOT"] = str(app_root(log_dir / f"{name}-root"))
     env.update(extra_env or {})
     return start_module(
         name,

@@ -28,8 +28,16 @@ DEFAULT_DATA_DIR = (
 
 
 def app_root_is_configured(root: str | Path) -> bool:
-    """Whether ``root`` (Chainlit's app root) is this package's app root."""
+    """Whether ``root`` (Chainlit's app root) holds this package's config.
+
+    True for ``ui/chainlit/`` itself and for a folder whose
+    ``.chainlit/config.toml`` links to its (a root of its own for a second UI,
+    since Chainlit deletes ``<root>/.files`` when it shuts down).
+    """
     try:
-        return Path(root).resolve() == APP_ROOT
+        ours = APP_ROOT / ".chainlit" / "config.toml"
+        return Path(root).resolve() == APP_ROOT or (
+            (Path(root) / ".chainlit" / "config.toml").resolve() == ours.resolve()
+        )
     except OSError:
         return False
