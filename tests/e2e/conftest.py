@@ -669,7 +669,9 @@ def choose_profile(page: Any, profile: str) -> None:
             if confirm.is_visible():
                 confirm.click()
                 break
-            if welcome.inner_text().strip().startswith(f"{profile} —"):
+            # all_inner_texts does not wait: a new chat may have no line yet.
+            shown = page.locator(ANSWERS).all_inner_texts()
+            if shown and shown[0].strip().startswith(f"{profile} —"):
                 break
             page.wait_for_timeout(100)
         expect(profiles).to_contain_text(profile)

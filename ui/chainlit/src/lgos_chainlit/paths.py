@@ -31,13 +31,13 @@ def app_root_is_configured(root: str | Path) -> bool:
     """Whether ``root`` (Chainlit's app root) holds this package's config.
 
     True for ``ui/chainlit/`` itself and for a folder whose
-    ``.chainlit/config.toml`` links to its (a root of its own for a second UI,
+    ``.chainlit/config.toml`` is a copy of its (a root of its own for a second UI,
     since Chainlit deletes ``<root>/.files`` when it shuts down).
     """
     try:
         ours = APP_ROOT / ".chainlit" / "config.toml"
         return Path(root).resolve() == APP_ROOT or (
-            (Path(root) / ".chainlit" / "config.toml").resolve() == ours.resolve()
+            (Path(root) / ".chainlit" / "config.toml").read_bytes() == ours.read_bytes()
         )
     except OSError:
         return False
