@@ -41,6 +41,7 @@ from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
+from lgos_chainlit.settings import SessionHttpClient
 from lgos_demo_files import FilesSettings, create_app
 from tests.conftest import demo_app
 from tests.ui.test_chainlit_files import API_KEY, PNG
@@ -106,7 +107,7 @@ class Clients:
         client = openai.AsyncOpenAI(
             base_url="http://lgos/v1",
             api_key="test",
-            http_client=httpx2.AsyncClient(transport=self.lgos),
+            http_client=SessionHttpClient(transport=self.lgos),
             max_retries=0,
         )
         self.made.append(client)
@@ -424,6 +425,38 @@ async def test_reopening_connects_twice_and_shows_everything_once(
     # Only the second connection's client went to the Files API.
     assert clients.files_calls
     assert {call.split()[0] for call in clients.files_calls} == {"files-2"}
+    assert ui_errors(caplog) == []
+
+
+async def test_a_chat_that_ends_while_it_opens_shows_no_error(
+    app: ModuleType,
+    clients: Clients,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seen in CI: a reopened thread's first connection ended while its
+    resume was about to load the model; ``end_chat`` closed the client and
+    the closed client's bare ``RuntimeError`` became an error message saved
+    in the thread ("Cannot send a request, as the client has been closed.")."""
+    state, thread = await saved_thread(clients)
+    metadata = {app.STATE_KEY: state}
+    connections = Connections(app, thread)
+    load_session = app.load_session
+    ended: list[bool] = []
+
+    async def load_after_the_browser_left(client: Any, *args: Any, **kwargs: Any) -> Any:
+        await connections.disconnect()
+        ended.append(client.is_closed())
+        return await load_session(client, *args, **kwargs)
+
+    monkeypatch.setattr(app, "load_session", load_after_the_browser_left)
+    try:
+        page = await connections.connect(metadata)
+    finally:
+        await connections.close()
+
+    assert ended == [True]
+    assert page.messages() == []
     assert ui_errors(caplog) == []
 
 

@@ -1,5 +1,6 @@
 import importlib
 
+import openai
 import pytest
 
 from lgos_chainlit.settings import ChainlitSettings, get_settings, make_client
@@ -65,6 +66,20 @@ async def test_make_client_uses_the_settings() -> None:
         assert client.api_key == "lgos-demo"
         assert client.timeout == 3
         assert client.max_retries == 0
+
+
+@pytest.mark.anyio
+async def test_a_closed_client_raises_the_sdk_connection_error() -> None:
+    """The SDK passes HTTPX's bare RuntimeError for a closed client through;
+    the UI's callbacks catch OpenAI errors, so the session client turns it
+    into one (not retried: nothing is listening on port 9 anyway)."""
+    settings = ChainlitSettings(openai_base_url="http://127.0.0.1:9/v1", max_retries=2)
+    client = make_client(settings)
+    await client.close()
+
+    with pytest.raises(openai.APIConnectionError, match="chat ended"):
+        await client.models.retrieve("chat")
+    assert client.is_closed()
 
 
 @pytest.mark.anyio

@@ -185,6 +185,10 @@ async def _open_chat(
             conversation_id=cl.context.session.thread_id,
         )
     except openai.OpenAIError as exc:
+        if client.is_closed():
+            # The chat ended while it was opening (see SessionHttpClient).
+            logger.info("Chat for %r ended before it opened", model_id)
+            return None
         target = f"model `{model_id}`" if model_id else "the model list"
         await cl.ErrorMessage(
             content=f"Cannot load {target} from LGOS. {format_api_error(exc)}"

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from openai import AsyncOpenAI
+import openai
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -133,6 +134,27 @@ def get_settings() -> ChainlitSettings:
     return ChainlitSettings()
 
 
+class SessionHttpClient(DefaultAsyncHttpxClient):
+    """The HTTP client of one chat session's ``AsyncOpenAI`` client.
+
+    When a chat ends, :func:`lgos_chainlit.app.end_chat` closes its clients,
+    while a callback of the same session may still be about to send (a
+    reopened thread connects twice, and the first connection's resume is
+    still loading the model). A closed HTTPX client raises a bare
+    ``RuntimeError``, which the OpenAI SDK passes through unwrapped; this
+    raises :class:`openai.APIConnectionError` instead, which every caller
+    handles (and which is not retried: the SDK re-raises its own errors).
+    """
+
+    async def send(self, request: Any, **kwargs: Any) -> Any:
+        """Send ``request``, or raise ``APIConnectionError`` once closed."""
+        if self.is_closed:
+            raise openai.APIConnectionError(
+                message="The chat ended: its client is closed.", request=request
+            )
+        return await super().send(request, **kwargs)
+
+
 def make_client(settings: ChainlitSettings) -> AsyncOpenAI:
     """Build an ``AsyncOpenAI`` client for LGOS from ``settings``.
 
@@ -144,6 +166,7 @@ def make_client(settings: ChainlitSettings) -> AsyncOpenAI:
         api_key=settings.openai_api_key.get_secret_value(),
         timeout=settings.request_timeout,
         max_retries=settings.max_retries,
+        http_client=SessionHttpClient(),
     )
 
 
@@ -154,4 +177,5 @@ def make_files_client(settings: ChainlitSettings) -> AsyncOpenAI:
         api_key=settings.files_api_key.get_secret_value(),
         timeout=settings.request_timeout,
         max_retries=settings.max_retries,
+        http_client=SessionHttpClient(),
     )
