@@ -444,7 +444,9 @@ async def test_a_chat_that_ends_while_it_opens_shows_no_error(
     load_session = app.load_session
     ended: list[bool] = []
 
-    async def load_after_the_browser_left(client: Any, *args: Any, **kwargs: Any) -> Any:
+    async def load_after_the_browser_left(
+        client: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         await connections.disconnect()
         ended.append(client.is_closed())
         return await load_session(client, *args, **kwargs)
