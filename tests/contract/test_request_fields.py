@@ -5,7 +5,10 @@ OpenAPI document defines is either served (a model field) or listed in the
 model's ``openai_not_served`` table, so a client sending it gets
 ``unsupported_parameter`` (or, for ``null`` and no-op values, an answer)
 rather than ``unknown_parameter``. Conversely, nothing is listed as an
-unserved OpenAI field that OpenAI does not define.
+unserved OpenAI field that OpenAI does not define, and a named client's
+field (``client_fields``, such as Codex CLI's ``client_metadata``) is one
+OpenAI does not define: once OpenAI's document adds it, it moves to the
+OpenAI tables.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ def openai_fields(path: str) -> set[str]:
 MIRRORS: list[tuple[type[StrictModel], tuple[str, ...]]] = [
     (responses.ResponseCreateRequest, ("CreateResponse",)),
     (responses.TextConfig, ("ResponseTextParam",)),
+    (responses.ReasoningConfig, ("Reasoning",)),
     (responses.ResponseStreamOptions, ("ResponseStreamOptions",)),
     (responses.MessageItem, ("EasyInputMessage", "InputMessage", "OutputMessage")),
     (responses.InputText, ("InputTextContent",)),
@@ -123,3 +127,5 @@ def test_every_openai_field_is_served_or_named_unsupported(
     assert extra == set(), "served fields OpenAI does not define here"
     for name, values in model.openai_no_op_values.items():
         assert name in unserved and values, name
+    clients = set(model.client_fields)
+    assert clients & (defined | served | unserved) == set(), "not client-only"

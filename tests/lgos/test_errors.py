@@ -238,9 +238,9 @@ async def test_invalid_settings(openai_client: AsyncOpenAI, settings: str) -> No
     [
         ({"temperature": 1}, "temperature", "unsupported_parameter"),
         ({"max_output_tokens": 10}, "max_output_tokens", "unsupported_parameter"),
-        ({"reasoning": {"effort": "low"}}, "reasoning", "unsupported_parameter"),
+        ({"reasoning": {"effort": "low"}}, "reasoning.effort", "unsupported_parameter"),
         ({"conversation": "conv_1"}, "conversation", "unsupported_parameter"),
-        ({"prompt_cache_key": "k"}, "prompt_cache_key", "unsupported_parameter"),
+        ({"prompt_cache_key": 1}, "prompt_cache_key", "invalid_type"),
         ({"service_tier": "flex"}, "service_tier", "unsupported_parameter"),
         ({"truncation": "auto"}, "truncation", "unsupported_parameter"),
         ({"prompt": {"id": "p"}}, "prompt", "unsupported_parameter"),

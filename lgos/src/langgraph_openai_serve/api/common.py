@@ -5,13 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar
 
-import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from langgraph_openai_serve.api.tolerance import (
+    ClientField,
+    NoOp,
+    NoOps,
+    as_no_op,
+    asks_nothing,
+)
 from langgraph_openai_serve.errors import InvalidRequestError
 
 __all__ = [
+    "FIELD_TYPE",
     "GRAPH_OWNS",
     "METADATA_KEY_MAX",
     "METADATA_PAIRS_MAX",
@@ -40,53 +47,62 @@ GRAPH_OWNS = "graphs choose their own model settings"
 UNSUPPORTED_PARAMETER = "unsupported_parameter"
 """The pydantic error type (and OpenAI error code) of a refused OpenAI field."""
 
-
-def _json_key(value: Any) -> bytes:
-    # Exact JSON identity: 1, 1.0 and true differ; object key order does not.
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-
-
-def _asks_nothing(value: Any, no_ops: tuple[Any, ...]) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, dict):  # {"effort": null} asks for no more than {}
-        value = {key: item for key, item in value.items() if item is not None}
-    try:
-        key = _json_key(value)
-    except TypeError:
-        return False
-    return any(key == _json_key(no_op) for no_op in no_ops)
+FIELD_TYPE = "lgos_field_type"
+"""The pydantic error type of a hint or client field of the wrong JSON type
+(OpenAI error code ``invalid_type``); ``ctx``: ``field``, ``expected``,
+``sent_by`` (the client, for a client field, else None)."""
 
 
-def unsupported_message(param: str, reason: str, no_ops: tuple[Any, ...] = ()) -> str:
+def unsupported_message(param: str, reason: str, accepted: str = "") -> str:
     """Return the message of a 400 ``unsupported_parameter`` error for ``param``.
 
-    ``no_ops`` are the values accepted anyway (listed after ``null``).
+    ``accepted`` names the values accepted anyway besides ``null``
+    (:attr:`NoOp.shown <langgraph_openai_serve.api.tolerance.NoOp.shown>`).
     """
-    accepted = "".join(f" or {orjson.dumps(v).decode()}" for v in no_ops)
-    return (
-        f"Unsupported parameter: '{param}' ({reason}). Omit it, or send null{accepted}."
+    also = f" or {accepted}" if accepted else ""
+    return f"Unsupported parameter: '{param}' ({reason}). Omit it, or send null{also}."
+
+
+def _field_type_error(name: str, no_op: NoOp, sent_by: str | None) -> Exception:
+    return PydanticCustomError(
+        FIELD_TYPE,
+        "expected {expected}",
+        {"field": name, "expected": no_op.shown, "sent_by": sent_by},
     )
 
 
-def _drop_absent_openai_fields(
-    not_served: Mapping[str, str], no_ops: Mapping[str, tuple[Any, ...]]
+def _drop_tolerated_fields(
+    not_served: Mapping[str, str],
+    no_ops: Mapping[str, NoOp],
+    clients: Mapping[str, ClientField],
 ) -> Callable[[Any, Any], Any]:
+    names = frozenset(not_served) | frozenset(clients)
+
     def drop(cls: Any, data: Any) -> Any:
-        if not isinstance(data, dict) or not_served.keys().isdisjoint(data):
+        if not isinstance(data, dict) or names.isdisjoint(data):
             return data
         kept = dict(data)
-        for name in not_served.keys() & data.keys():
-            if not _asks_nothing(kept.pop(name), no_ops.get(name, ())):
-                raise PydanticCustomError(
-                    UNSUPPORTED_PARAMETER,
-                    "{reason}",
-                    {
-                        "field": name,
-                        "reason": not_served[name],
-                        "no_ops": no_ops.get(name, ()),
-                    },
-                )
+        for name in names & data.keys():
+            value = kept.pop(name)
+            if name in clients:
+                client = clients[name]
+                if not asks_nothing(value, client.value):
+                    raise _field_type_error(name, client.value, client.sent_by)
+                continue
+            no_op = no_ops.get(name)
+            if asks_nothing(value, no_op):
+                continue
+            if no_op is not None and no_op.hint:
+                raise _field_type_error(name, no_op, None)
+            raise PydanticCustomError(
+                UNSUPPORTED_PARAMETER,
+                "{reason}",
+                {
+                    "field": name,
+                    "reason": not_served[name],
+                    "accepted": no_op.shown if no_op else "",
+                },
+            )
         return kept
 
     return drop
@@ -95,15 +111,27 @@ def _drop_absent_openai_fields(
 class StrictModel(BaseModel):
     """Base for OpenAI request shapes: unknown fields are rejected.
 
-    A subclass that mirrors an OpenAI schema lists the fields OpenAI defines
-    there and LGOS does not serve in ``openai_not_served`` (name → why), and,
-    for some, ``openai_no_op_values``: the JSON values that ask for exactly
-    what LGOS does anyway (``n: 1``, ``include: []``,
-    ``truncation: "disabled"``). Before validation such a field is dropped as
-    if omitted when its value is ``null``, an object of nulls, or a no-op
-    value; any other value fails with the error type
-    ``unsupported_parameter`` (``ctx["field"]`` names the field). Names that
-    OpenAI does not define stay ``extra_forbidden`` (``unknown_parameter``).
+    A subclass that mirrors an OpenAI schema declares, per field, what LGOS
+    tolerates of the fields it does not serve (rule:
+    :mod:`~langgraph_openai_serve.api.tolerance`):
+
+    - ``openai_not_served``: the fields OpenAI defines there that LGOS does
+      not serve, name → why;
+    - ``openai_no_op_values``: for some of them, the values that ask for
+      nothing LGOS lacks: a tuple of exact JSON values (``n: (1,)``) or a
+      :class:`~langgraph_openai_serve.api.tolerance.NoOp` (a hint of any
+      string, ``include`` entries LGOS never emits);
+    - ``client_fields``: names outside OpenAI's document that a named,
+      well-known client always sends
+      (:class:`~langgraph_openai_serve.api.tolerance.ClientField`).
+
+    Before validation such a field is dropped as if omitted when its value
+    is ``null``, an object of ``null`` members, or accepted; an unaccepted
+    value fails with the error type ``unsupported_parameter`` (a hint or
+    client field of the wrong type: ``lgos_field_type``, shown as
+    ``invalid_type``), ``ctx["field"]`` naming the field. Names that OpenAI
+    does not define and no client field covers stay ``extra_forbidden``
+    (``unknown_parameter``).
 
     Rule source: the request schemas of OpenAI's OpenAPI document
     (``CreateResponse``, ``CreateChatCompletionRequest`` and their parts),
@@ -112,18 +140,26 @@ class StrictModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     openai_not_served: ClassVar[Mapping[str, str]] = {}
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    openai_no_op_values: ClassVar[NoOps] = {}
+    client_fields: ClassVar[Mapping[str, ClientField]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "openai_not_served" in cls.__dict__ and cls.openai_not_served:
+        declares = any(
+            name in cls.__dict__ for name in ("openai_not_served", "client_fields")
+        )
+        if declares and (cls.openai_not_served or cls.client_fields):
             # Only models with such fields pay for the check (a per-instance
             # validator), so ordinary input items validate at full speed.
-            check = _drop_absent_openai_fields(
-                cls.openai_not_served, cls.openai_no_op_values
+            no_ops = {
+                name: as_no_op(values)
+                for name, values in cls.openai_no_op_values.items()
+            }
+            check = _drop_tolerated_fields(
+                cls.openai_not_served, no_ops, cls.client_fields
             )
             validator = model_validator(mode="before")(check)
-            cls._drop_absent_openai_fields = validator  # type: ignore[attr-defined]
+            cls._drop_tolerated_fields = validator  # type: ignore[attr-defined]
 
 
 Metadata = Annotated[dict[str, str], Field(max_length=METADATA_PAIRS_MAX)]

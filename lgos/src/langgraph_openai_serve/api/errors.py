@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from langgraph_openai_serve.api.common import (
+    FIELD_TYPE,
     UNSUPPORTED_PARAMETER,
     unsupported_message,
 )
@@ -99,6 +100,20 @@ _NOTHING_STORED = (
 )
 
 
+# Codex CLI groups its multi-agent tools in one namespace tool; LGOS serves
+# flat tools, and Codex turns that tool off with one setting.
+_NAMESPACE_TOOL = (
+    " LGOS serves flat function tools, not namespaces of them. Codex CLI sends"
+    " its multi-agent tools (spawn_agent, wait_agent, ...) as a namespace tool:"
+    " turn them off in its config.toml with [agents] enabled = false."
+)
+
+# What to do instead, for types a well-known client sends by default.
+_TYPE_ADVICE = {"item_reference": _NOTHING_STORED, "namespace": _NAMESPACE_TOOL}
+
+# Errors that name their field in ctx, located at the model holding it.
+_FIELD_ERRORS = frozenset({UNSUPPORTED_PARAMETER, FIELD_TYPE})
+
 _CLASS_NAME = re.compile(r" or instance of \w+")
 
 
@@ -111,15 +126,21 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
     if kind == UNSUPPORTED_PARAMETER:
         ctx = error["ctx"]
         param = validation_param((*tuple(error["loc"]), ctx["field"]))
-        message = unsupported_message(str(param), ctx["reason"], ctx["no_ops"])
+        message = unsupported_message(str(param), ctx["reason"], ctx["accepted"])
         return message, param, UNSUPPORTED_PARAMETER
+    if kind == FIELD_TYPE:
+        ctx = error["ctx"]
+        param = validation_param((*tuple(error["loc"]), ctx["field"]))
+        message = f"Invalid type for '{param}': expected {ctx['expected']}"
+        if ctx["sent_by"]:
+            message += f", as {ctx['sent_by']} sends it (LGOS ignores it)"
+        message += "."
+        return message, param, "invalid_type"
     if kind == "extra_forbidden":
         return f"Unknown parameter: {where}.", param, "unknown_parameter"
     if kind == "union_tag_invalid":
         tag = error.get("ctx", {}).get("tag")
-        message = f"Unsupported type '{tag}' at {where}."
-        if tag == "item_reference":
-            message += _NOTHING_STORED
+        message = f"Unsupported type '{tag}' at {where}." + _TYPE_ADVICE.get(tag, "")
         return message, param, "unsupported_value"
     if kind == "missing":
         return (
@@ -152,7 +173,7 @@ def _most_specific(errors: list[dict[str, Any]]) -> dict[str, Any]:
     # is wrong (a too-short list), not the others' "should be a string".
     def rank(error: dict[str, Any]) -> tuple[int, int]:
         loc = error["loc"]
-        if error["type"] == UNSUPPORTED_PARAMETER:
+        if error["type"] in _FIELD_ERRORS:
             return len(loc) + 1, 4
         if error["type"] == "literal_error" and loc and loc[-1] == "type":
             return len(loc), 3

@@ -3,10 +3,10 @@
 OpenAI defines a few query parameters (``GET /responses/{id}`` takes
 ``stream``, ``include``, ``include_obfuscation`` and ``starting_after``);
 LGOS serves none of them. As for body fields, a parameter OpenAI defines is
-accepted when it asks for what LGOS does anyway (``stream=false``) and
-otherwise refused as ``unsupported_parameter``; any other name is
-``unknown_parameter``. Rule source: the ``parameters`` of OpenAI's OpenAPI
-document.
+accepted when it asks for nothing (``stream=false``, ``include`` entries
+naming parts LGOS never emits) and otherwise refused as
+``unsupported_parameter``; any other name is ``unknown_parameter``. Rule
+source: the ``parameters`` of OpenAI's OpenAPI document.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from starlette.requests import Request
 
 from langgraph_openai_serve.api.common import UNSUPPORTED_PARAMETER
+from langgraph_openai_serve.api.tolerance import INCLUDES_NEVER_EMITTED
 from langgraph_openai_serve.errors import InvalidRequestError
 
 __all__ = [
@@ -56,9 +57,15 @@ RETRIEVE_RESPONSE_QUERY = QueryRules(
         "stream": "background Responses are polled, not streamed",
         "starting_after": "background Responses are polled, not streamed",
         "include_obfuscation": "LGOS does not add obfuscation to stream events",
-        "include": "extra output data is not supported",
+        "include": "LGOS adds no web search sources or results and no logprobs",
     },
-    no_ops={"stream": _FALSE, "include_obfuscation": _FALSE},
+    no_ops={
+        "stream": _FALSE,
+        "include_obfuscation": _FALSE,
+        # Each value is one entry; those naming parts LGOS never emits ask
+        # for nothing, as in a request body.
+        "include": INCLUDES_NEVER_EMITTED,
+    },
 )
 """``GET /responses/{response_id}``."""
 

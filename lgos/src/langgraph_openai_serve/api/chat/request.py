@@ -2,11 +2,13 @@
 
 OpenAI fields LGOS does not serve — generation controls such as
 ``temperature``, ``n`` or ``max_tokens``, structured output, the deprecated
-``functions``/``function_call`` — are dropped when ``null`` or when they ask
-for what LGOS does anyway (``n: 1``, ``logprobs: false``,
-``response_format: {"type": "text"}``), and otherwise refused (400,
-``unsupported_parameter``); names OpenAI does not define are
-``unknown_parameter`` (see :class:`~langgraph_openai_serve.api.common.StrictModel`).
+``functions``/``function_call`` — are dropped when their value asks for
+nothing: ``null``, what LGOS does anyway (``n: 1``, ``logprobs: false``,
+``response_format: {"type": "text"}``) or a hint (``prompt_cache_key``);
+any other value is refused (400, ``unsupported_parameter``). Names OpenAI
+does not define are ``unknown_parameter``, except the named fields of
+well-known clients (a replayed tool call's ``index``). See
+:mod:`~langgraph_openai_serve.api.tolerance`.
 """
 
 from __future__ import annotations
@@ -23,12 +25,16 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.tolerance import ClientField, NoOps, hint
 
 __all__ = ["ChatCompletionRequest", "ChatMessage", "FilePart", "TextPart"]
 
 
-_PROMPT_CACHE = "prompt caching is the graph's concern"
+_PROMPT_CACHE = "LGOS accepts OpenAI's prompt caching hints and ignores them"
 _FUNCTION_CALL = "the deprecated 'function_call' field is not supported; use 'tools'"
+
+# Prompt caching never changes an answer: its hints are accepted.
+_BREAKPOINT: NoOps = {"prompt_cache_breakpoint": ({"mode": "explicit"},)}
 
 
 class TextPart(StrictModel):
@@ -37,6 +43,7 @@ class TextPart(StrictModel):
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "prompt_cache_breakpoint": _PROMPT_CACHE
     }
+    openai_no_op_values: ClassVar[NoOps] = _BREAKPOINT
 
     type: Literal["text"]
     text: str
@@ -59,6 +66,7 @@ class FilePart(StrictModel):
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "prompt_cache_breakpoint": _PROMPT_CACHE
     }
+    openai_no_op_values: ClassVar[NoOps] = _BREAKPOINT
 
     type: Literal["file"]
     file: FileRef
@@ -75,7 +83,18 @@ class FunctionCall(StrictModel):
 
 
 class ToolCall(StrictModel):
-    """A replayed assistant ``tool_calls`` entry."""
+    """A replayed assistant ``tool_calls`` entry.
+
+    Streamed ``tool_calls`` deltas carry an ``index``; a message rebuilt from
+    them may replay it, and it asks for nothing.
+    """
+
+    client_fields: ClassVar[Mapping[str, ClientField]] = {
+        "index": ClientField(
+            "a client or gateway that rebuilds the message from streamed deltas",
+            hint(int, 0),
+        )
+    }
 
     id: str
     type: Literal["function"] = "function"
@@ -175,9 +194,7 @@ class StreamOptions(StrictModel):
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "include_obfuscation": "LGOS does not add obfuscation to stream events"
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "include_obfuscation": (False,)
-    }
+    openai_no_op_values: ClassVar[NoOps] = {"include_obfuscation": (False,)}
 
     include_usage: bool | None = None
 
@@ -213,7 +230,7 @@ class ChatCompletionRequest(StrictModel):
         "functions": "the deprecated 'functions' field is not supported; use 'tools'",
         "function_call": _FUNCTION_CALL,
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+    openai_no_op_values: ClassVar[NoOps] = {
         "n": (1,),
         "logprobs": (False,),
         "top_logprobs": (0,),
@@ -222,6 +239,9 @@ class ChatCompletionRequest(StrictModel):
         "response_format": ({"type": "text"},),
         "modalities": (["text"],),
         "service_tier": ("auto", "default"),
+        "prompt_cache_key": hint(str, "8f14e45f-ceea-467f-a0e6-7e3f8c4b2d10"),
+        "prompt_cache_retention": ("in_memory", "24h"),
+        "prompt_cache_options": hint(dict, {"ttl": "30m", "mode": "implicit"}),
     }
 
     model: str = Field(min_length=1)

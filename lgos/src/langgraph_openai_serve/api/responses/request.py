@@ -2,11 +2,15 @@
 
 Shapes follow OpenAI's OpenAPI document (``CreateResponse``,
 ``EasyInputMessage``, ``OutputMessage``, ``FunctionToolCall``,
-``FunctionCallOutputItemParam``, ...). An OpenAI field that LGOS does not
-serve is dropped when it is ``null`` or asks for what LGOS does anyway
-(``include: []``, ``truncation: "disabled"``) and otherwise refused (400,
-``unsupported_parameter``); a name OpenAI does not define is refused as
-``unknown_parameter`` (see :class:`~langgraph_openai_serve.api.common.StrictModel`).
+``FunctionCallOutputItemParam``, ``Reasoning``, ...). An OpenAI field that
+LGOS does not serve is dropped when its value asks for nothing: ``null``,
+what LGOS does anyway (``truncation: "disabled"``), a hint
+(``prompt_cache_key``) or a part LGOS never emits (``include:
+["reasoning.encrypted_content"]``, ``reasoning.summary``); any other value
+is refused (400, ``unsupported_parameter``). A name OpenAI does not define
+is ``unknown_parameter``, except the named fields of well-known clients
+(Codex CLI's ``client_metadata``). See
+:mod:`~langgraph_openai_serve.api.tolerance`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,14 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.tolerance import (
+    INCLUDES_NEVER_EMITTED,
+    ClientField,
+    NoOps,
+    entries_of,
+    hint,
+    string_map,
+)
 
 __all__ = [
     "CustomToolCallItem",
@@ -37,6 +49,7 @@ __all__ = [
     "InputText",
     "MessageItem",
     "OutputText",
+    "ReasoningConfig",
     "Refusal",
     "ResponseCreateRequest",
     "ResponseStreamOptions",
@@ -45,8 +58,12 @@ __all__ = [
 ]
 
 
-_PROMPT_CACHE = "prompt caching is the graph's concern"
+_PROMPT_CACHE = "LGOS accepts OpenAI's prompt caching hints and ignores them"
 _CALLER = "tool callers and namespaces are not supported"
+_NO_REASONING = "LGOS graphs emit no reasoning items"
+
+# Prompt caching never changes an answer: its hints are accepted.
+_BREAKPOINT: NoOps = {"prompt_cache_breakpoint": ({"mode": "explicit"},)}
 
 
 class InputText(StrictModel):
@@ -55,6 +72,7 @@ class InputText(StrictModel):
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "prompt_cache_breakpoint": _PROMPT_CACHE
     }
+    openai_no_op_values: ClassVar[NoOps] = _BREAKPOINT
 
     type: Literal["input_text"]
     text: str
@@ -91,6 +109,7 @@ class InputFile(StrictModel):
         "detail": "the graph decides how to read a file",
         "prompt_cache_breakpoint": _PROMPT_CACHE,
     }
+    openai_no_op_values: ClassVar[NoOps] = _BREAKPOINT
 
     type: Literal["input_file"]
     file_id: str = Field(min_length=1, max_length=256)
@@ -207,9 +226,7 @@ class FunctionTool(StrictModel):
         "defer_loading": "tools are loaded with the request",
         "output_schema": "function output schemas are not supported",
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "defer_loading": (False,)
-    }
+    openai_no_op_values: ClassVar[NoOps] = {"defer_loading": (False,)}
 
     type: Literal["function"]
     name: str = Field(min_length=1, max_length=128)
@@ -231,9 +248,7 @@ class CustomToolSelector(StrictModel):
         "allowed_callers": _CALLER,
         "defer_loading": "tools are loaded with the request",
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "defer_loading": (False,)
-    }
+    openai_no_op_values: ClassVar[NoOps] = {"defer_loading": (False,)}
 
     type: Literal["custom"]
     name: str = Field(min_length=1, max_length=128)
@@ -257,6 +272,28 @@ class FunctionToolChoice(StrictModel):
     name: str
 
 
+class ReasoningConfig(StrictModel):
+    """``reasoning``: LGOS graphs emit no reasoning items.
+
+    A summary of any kind, and which earlier reasoning items the model sees,
+    concern items the answer cannot contain: accepted. ``effort`` and
+    ``mode`` steer the model, which the graph owns: refused.
+    """
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "effort": GRAPH_OWNS,
+        "mode": GRAPH_OWNS,
+        "summary": _NO_REASONING,
+        "generate_summary": _NO_REASONING,
+        "context": _NO_REASONING,
+    }
+    openai_no_op_values: ClassVar[NoOps] = {
+        "summary": ("auto", "concise", "detailed"),
+        "generate_summary": ("auto", "concise", "detailed"),
+        "context": ("auto", "current_turn", "all_turns"),
+    }
+
+
 class TextConfig(StrictModel):
     """``text``: output options; the answer is always plain text.
 
@@ -268,9 +305,7 @@ class TextConfig(StrictModel):
         "format": "structured output is not supported",
         "verbosity": GRAPH_OWNS,
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "format": ({"type": "text"},)
-    }
+    openai_no_op_values: ClassVar[NoOps] = {"format": ({"type": "text"},)}
 
 
 class ResponseStreamOptions(StrictModel):
@@ -279,9 +314,7 @@ class ResponseStreamOptions(StrictModel):
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "include_obfuscation": "LGOS does not add obfuscation to stream events"
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "include_obfuscation": (False,)
-    }
+    openai_no_op_values: ClassVar[NoOps] = {"include_obfuscation": (False,)}
 
 
 class CustomToolChoice(StrictModel):
@@ -305,8 +338,7 @@ class ResponseCreateRequest(StrictModel):
         "top_logprobs": GRAPH_OWNS,
         "max_output_tokens": GRAPH_OWNS,
         "max_tool_calls": GRAPH_OWNS,
-        "reasoning": GRAPH_OWNS,
-        "include": "extra output data is not supported",
+        "include": "LGOS adds no web search sources or results and no logprobs",
         "prompt": "reusable prompts are not supported",
         "prompt_cache_key": _PROMPT_CACHE,
         "prompt_cache_retention": _PROMPT_CACHE,
@@ -317,12 +349,17 @@ class ResponseCreateRequest(StrictModel):
         "context_management": "context management is not supported",
         "moderation": "moderation is the graph's concern",
     }
-    openai_no_op_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "include": ([],),
+    openai_no_op_values: ClassVar[NoOps] = {
+        "include": entries_of(INCLUDES_NEVER_EMITTED),
         "truncation": ("disabled",),
         "service_tier": ("auto", "default"),
         "top_logprobs": (0,),
-        "reasoning": ({},),
+        "prompt_cache_key": hint(str, "8f14e45f-ceea-467f-a0e6-7e3f8c4b2d10"),
+        "prompt_cache_retention": ("in_memory", "24h"),
+        "prompt_cache_options": hint(dict, {"ttl": "30m", "mode": "implicit"}),
+    }
+    client_fields: ClassVar[Mapping[str, ClientField]] = {
+        "client_metadata": ClientField("Codex CLI", string_map({"x": "y"}))
     }
 
     model: str = Field(min_length=1)
@@ -338,5 +375,6 @@ class ResponseCreateRequest(StrictModel):
     user: str | None = None
     previous_response_id: str | None = None
     background: bool | None = None
+    reasoning: ReasoningConfig | None = None
     text: TextConfig | None = None
     stream_options: ResponseStreamOptions | None = None
