@@ -609,3 +609,54 @@ async def test_a_long_unknown_model_is_not_echoed_in_full(
     error = reply.json()["error"]
     assert (reply.status_code, error["code"]) == (404, "model_not_found")
     assert error["message"] == f"The model '{'m' * 100}…' does not exist."
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/v1/responses/compact"),  # OpenAI routes LGOS does not serve
+        ("POST", "/v1/responses/input_tokens"),
+        ("GET", "/v1/responses/resp_1/input_items"),
+        ("POST", "/v1/conversations"),
+        ("GET", "/v1/files"),
+        ("GET", "/v1/nothing/here"),
+    ],
+)
+async def test_an_unserved_route_is_a_404(
+    http: httpx.AsyncClient, method: str, path: str
+) -> None:
+    # /responses/compact is no Response ID: the retrieve route does not answer 405.
+    reply = await http.request(method, path, json={"model": "echo", "input": "x"})
+    assert reply.status_code == 404, reply.text
+    assert "allow" not in reply.headers
+    assert "x-request-id" in reply.headers
+    validate("ErrorResponse", reply.json())
+    assert reply.json()["error"] == {
+        "message": f"Unknown route: {method} {path}.",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "not_found",
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("DELETE", "/v1/responses/resp_1", "GET"),  # a Response, another method
+        ("GET", "/v1/responses", "POST"),
+        ("GET", "/v1/responses/resp_1/cancel", "POST"),
+        ("POST", "/v1/models/echo", "GET"),
+    ],
+)
+async def test_a_served_route_called_with_another_method_is_a_405(
+    http: httpx.AsyncClient, method: str, path: str, allow: str
+) -> None:
+    reply = await http.request(method, path)
+    assert (reply.status_code, reply.headers["allow"]) == (405, allow)
+    assert reply.json()["error"]["code"] == "method_not_allowed"
+
+
+async def test_an_unknown_route_is_not_echoed_in_full(http: httpx.AsyncClient) -> None:
+    reply = await http.post("/v1/" + "x" * 5000)
+    message = reply.json()["error"]["message"]
+    assert reply.status_code == 404 and len(message) < 300

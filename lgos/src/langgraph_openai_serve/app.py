@@ -29,6 +29,7 @@ from langgraph_openai_serve.api.query import (
 )
 from langgraph_openai_serve.api.responses.jobs import BackgroundBackend
 from langgraph_openai_serve.api.responses.routes import router as responses_router
+from langgraph_openai_serve.api.websocket import with_websocket_refusal
 from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.request_context import RequestContextMiddleware
@@ -179,7 +180,9 @@ class LanggraphOpenaiServe:
         Routes: ``GET {prefix}/models``, ``GET {prefix}/models/{model}``,
         ``POST {prefix}/responses``, ``POST {prefix}/chat/completions``,
         ``GET {prefix}/health``. Every response of the mount, errors and
-        unknown paths included, carries an ``x-request-id`` header. The
+        unknown paths included, carries an ``x-request-id`` header; a
+        WebSocket connection is refused with an explanation (only HTTP is
+        served). The
         mounted app's own FastAPI OpenTelemetry is off: the host app's HTTP
         telemetry covers the mount.
 
@@ -223,6 +226,8 @@ class LanggraphOpenaiServe:
             if isinstance(route, APIRoute)
         )
         openai_app.openapi = _openapi(openai_app, documented.routes)
+        # Only HTTP is served: a WebSocket no route takes gets an explanation.
+        openai_app.router.default = with_websocket_refusal(openai_app.router.default)
         mount = Mount(
             prefix,
             app=openai_app,

@@ -257,16 +257,45 @@ async def _openai_error(_request: Request, exc: Exception) -> Response:
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
+# Path parameters that hold IDs of a known shape. A path that reached a route
+# only by taking a fixed word for such an ID (POST /responses/compact matched
+# GET /responses/{response_id}) names a route LGOS does not serve: 404, not 405.
+_ID_PREFIXES = {"response_id": "resp_"}
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+_SHOWN_PATH = 200
+
+
+def _through_a_non_id(request: Request) -> bool:
+    params = request.path_params
+    return any(
+        not str(params[name]).startswith(prefix)
+        for name, prefix in _ID_PREFIXES.items()
+        if name in params
+    )
+
+
+def _unknown_route(request: Request) -> str:
+    path = request.url.path
+    if len(path) > _SHOWN_PATH:
+        path = path[:_SHOWN_PATH] + "…"
+    return f"Unknown route: {request.method} {path}."
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    server = exc.status_code >= 500
+    status, message = exc.status_code, str(exc.detail)
+    headers = getattr(exc, "headers", None)
+    if status == 405 and _through_a_non_id(request):
+        status, message, headers = 404, "Not Found", None
+    if status == 404 and message == "Not Found":  # the router's: no route matched
+        message = _unknown_route(request)
+    server = status >= 500
     kind = SERVER_ERROR if server else "invalid_request_error"
-    code = SERVER_ERROR if server else _HTTP_CODES.get(exc.status_code)
+    code = SERVER_ERROR if server else _HTTP_CODES.get(status)
     return JSONResponse(
-        error_envelope(str(exc.detail), type=kind, code=code),
-        status_code=exc.status_code,
-        headers=getattr(exc, "headers", None),
+        error_envelope(message, type=kind, code=code),
+        status_code=status,
+        headers=headers,
     )
 
 
