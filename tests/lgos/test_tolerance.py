@@ -14,6 +14,7 @@ here fails :func:`test_every_declaration_has_a_case`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -266,3 +267,15 @@ async def test_a_namespace_tool_names_the_codex_setting(
     assert (error["code"], error["param"]) == ("unsupported_value", "tools[0]")
     assert "Codex CLI" in error["message"]
     assert "[agents] enabled = false" in error["message"]
+
+
+def test_the_reference_table_names_every_declaration() -> None:
+    page = Path(__file__).parents[2] / "docs" / "reference" / "openai-api.md"
+    text = page.read_text()
+    table = text[text.index("| field (API) | accepted besides omission and `null` |") :]
+    table = table[: table.index("\n\n")]
+    first_cells = " ".join(row.split("|")[1] for row in table.splitlines()[2:])
+    missing = {name for _, name in _declared() if f"`{name}`" not in first_cells}
+    # Nested names appear with their parent (reasoning.summary, ...).
+    missing = {name for name in missing if f".{name}`" not in first_cells}
+    assert missing == set()
