@@ -348,6 +348,10 @@ class ResponseCreateRequest(StrictModel):
         "conversation": "conversations are not stored; resend the input each turn",
         "context_management": "context management is not supported",
         "moderation": "moderation is the graph's concern",
+        # Newer than LGOS's copy of OpenAI's document (the openai package's types):
+        "access_programs": "access programs are not supported",
+        "background_options": "background runs take no options",
+        "image": "image output is not supported",
     }
     openai_no_op_values: ClassVar[NoOps] = {
         "include": entries_of(INCLUDES_NEVER_EMITTED),
