@@ -63,6 +63,7 @@ def openai_fields(path: str) -> set[str]:
 MIRRORS: list[tuple[type[StrictModel], tuple[str, ...]]] = [
     (responses.ResponseCreateRequest, ("CreateResponse",)),
     (responses.TextConfig, ("ResponseTextParam",)),
+    (responses.Reasoning, ("Reasoning",)),
     (responses.ResponseStreamOptions, ("ResponseStreamOptions",)),
     (responses.MessageItem, ("EasyInputMessage", "InputMessage", "OutputMessage")),
     (responses.InputText, ("InputTextContent",)),

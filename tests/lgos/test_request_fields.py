@@ -166,7 +166,7 @@ async def test_the_common_chat_shape_is_served(http: httpx.AsyncClient) -> None:
         ({"max_output_tokens": 100}, "max_output_tokens"),
         ({"include": ["message.output_text.logprobs"]}, "include"),
         ({"truncation": "auto"}, "truncation"),
-        ({"reasoning": {"effort": "low"}}, "reasoning"),
+        ({"reasoning": {"effort": "low"}}, "reasoning.effort"),
         ({"service_tier": "flex"}, "service_tier"),
         ({"top_logprobs": 2}, "top_logprobs"),
         ({"moderation": {"model": "omni-moderation-latest"}}, "moderation"),

@@ -1,12 +1,15 @@
 """The accepted subset of OpenAI's ``CreateChatCompletionRequest``.
 
-OpenAI fields LGOS does not serve — generation controls such as
-``temperature``, ``n`` or ``max_tokens``, structured output, the deprecated
-``functions``/``function_call`` — are dropped when ``null`` or when they ask
-for what LGOS does anyway (``n: 1``, ``logprobs: false``,
+OpenAI fields LGOS does not serve — ``n``, ``logit_bias``, structured output,
+the deprecated ``functions``/``function_call`` — are dropped when ``null`` or
+when they ask for what LGOS does anyway (``n: 1``, ``logprobs: false``,
 ``response_format: {"type": "text"}``), and otherwise refused (400,
 ``unsupported_parameter``); names OpenAI does not define are
 ``unknown_parameter`` (see :class:`~langgraph_openai_serve.api.common.StrictModel`).
+Generation controls (``temperature``, ``top_p``, ``max_completion_tokens``
+and ``max_tokens``, penalties, ``seed``, ``stop``, ``reasoning_effort``) are
+validated against OpenAI's ranges here and refused at decode unless the graph
+declares them (:mod:`~langgraph_openai_serve.api.generation`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,15 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.generation import (
+    ChatMaxTokens,
+    Penalty,
+    Seed,
+    Stop,
+    Temperature,
+    TopP,
+)
+from langgraph_openai_serve.graph.generation import ReasoningEffort
 
 __all__ = ["ChatCompletionRequest", "ChatMessage", "FilePart", "TextPart"]
 
@@ -186,19 +198,10 @@ class ChatCompletionRequest(StrictModel):
     """``POST /v1/chat/completions`` body, limited to the fields LGOS serves."""
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
-        "temperature": GRAPH_OWNS,
-        "top_p": GRAPH_OWNS,
         "n": "one choice per request",
-        "stop": GRAPH_OWNS,
-        "seed": GRAPH_OWNS,
-        "max_tokens": GRAPH_OWNS,
-        "max_completion_tokens": GRAPH_OWNS,
-        "presence_penalty": GRAPH_OWNS,
-        "frequency_penalty": GRAPH_OWNS,
         "logit_bias": GRAPH_OWNS,
         "logprobs": "log probabilities are not returned",
         "top_logprobs": "log probabilities are not returned",
-        "reasoning_effort": GRAPH_OWNS,
         "verbosity": GRAPH_OWNS,
         "response_format": "structured output is not supported",
         "modalities": "only text output is supported",
@@ -217,7 +220,6 @@ class ChatCompletionRequest(StrictModel):
         "n": (1,),
         "logprobs": (False,),
         "top_logprobs": (0,),
-        "stop": ([],),
         "logit_bias": ({},),
         "response_format": ({"type": "text"},),
         "modalities": (["text"],),
@@ -235,3 +237,13 @@ class ChatCompletionRequest(StrictModel):
     store: bool | None = None
     safety_identifier: SafetyIdentifier | None = None
     user: str | None = None
+    # Generation controls: refused unless the graph declares them (decode).
+    temperature: Temperature | None = None
+    top_p: TopP | None = None
+    max_completion_tokens: ChatMaxTokens | None = None
+    max_tokens: ChatMaxTokens | None = None
+    presence_penalty: Penalty | None = None
+    frequency_penalty: Penalty | None = None
+    seed: Seed | None = None
+    stop: Stop = None
+    reasoning_effort: ReasoningEffort | None = None

@@ -7,6 +7,10 @@ serve is dropped when it is ``null`` or asks for what LGOS does anyway
 (``include: []``, ``truncation: "disabled"``) and otherwise refused (400,
 ``unsupported_parameter``); a name OpenAI does not define is refused as
 ``unknown_parameter`` (see :class:`~langgraph_openai_serve.api.common.StrictModel`).
+Generation controls (``temperature``, ``top_p``, ``max_output_tokens``,
+``reasoning.effort``) are validated against OpenAI's ranges here and refused
+at decode unless the graph declares them
+(:mod:`~langgraph_openai_serve.api.generation`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.generation import (
+    ResponsesMaxOutputTokens,
+    Temperature,
+    TopP,
+)
+from langgraph_openai_serve.graph.generation import ReasoningEffort
 
 __all__ = [
     "CustomToolCallItem",
@@ -37,6 +47,7 @@ __all__ = [
     "InputText",
     "MessageItem",
     "OutputText",
+    "Reasoning",
     "Refusal",
     "ResponseCreateRequest",
     "ResponseStreamOptions",
@@ -273,6 +284,22 @@ class TextConfig(StrictModel):
     }
 
 
+class Reasoning(StrictModel):
+    """``reasoning``: ``effort`` is a generation control a graph may declare.
+
+    The other fields ask the model for something only the graph can arrange.
+    """
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "summary": GRAPH_OWNS,
+        "generate_summary": GRAPH_OWNS,
+        "mode": GRAPH_OWNS,
+        "context": GRAPH_OWNS,
+    }
+
+    effort: ReasoningEffort | None = None
+
+
 class ResponseStreamOptions(StrictModel):
     """``stream_options``: LGOS never pads stream events (no obfuscation)."""
 
@@ -300,12 +327,8 @@ class ResponseCreateRequest(StrictModel):
     """``POST /v1/responses`` body, limited to the fields LGOS serves."""
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
-        "temperature": GRAPH_OWNS,
-        "top_p": GRAPH_OWNS,
         "top_logprobs": GRAPH_OWNS,
-        "max_output_tokens": GRAPH_OWNS,
         "max_tool_calls": GRAPH_OWNS,
-        "reasoning": GRAPH_OWNS,
         "include": "extra output data is not supported",
         "prompt": "reusable prompts are not supported",
         "prompt_cache_key": _PROMPT_CACHE,
@@ -322,7 +345,6 @@ class ResponseCreateRequest(StrictModel):
         "truncation": ("disabled",),
         "service_tier": ("auto", "default"),
         "top_logprobs": (0,),
-        "reasoning": ({},),
     }
 
     model: str = Field(min_length=1)
@@ -340,3 +362,8 @@ class ResponseCreateRequest(StrictModel):
     background: bool | None = None
     text: TextConfig | None = None
     stream_options: ResponseStreamOptions | None = None
+    # Generation controls: refused unless the graph declares them (decode).
+    temperature: Temperature | None = None
+    top_p: TopP | None = None
+    max_output_tokens: ResponsesMaxOutputTokens | None = None
+    reasoning: Reasoning | None = None
