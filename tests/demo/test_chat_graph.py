@@ -1,3 +1,8 @@
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import openai
 import pytest
 from langchain_core.messages import (
     AIMessage,
@@ -5,18 +10,32 @@ from langchain_core.messages import (
     HumanMessage,
     SystemMessage,
 )
+from openai import AsyncOpenAI
 from pydantic import ValidationError
 
-from langgraph_openai_serve import ClientSettings, GraphConfig
+from langgraph_openai_serve import (
+    ClientSettings,
+    GenerationControl,
+    GenerationSettings,
+    GraphConfig,
+    GraphRegistry,
+)
 from lgos_demo_api.graphs.chat import (
     AUDIENCE_INSTRUCTIONS,
+    CHAT_GENERATION_CONTROLS,
+    ChatContext,
     ChatSettings,
     build_chat_graph,
     chat_graph_config,
     chat_model_input,
 )
-from lgos_demo_api.offline import OfflineChatModel, RecordingResponder
+from lgos_demo_api.offline import (
+    OfflineChatModel,
+    RecordingResponder,
+    default_responder,
+)
 from lgos_demo_api.settings import DemoApiSettings
+from tests.conftest import demo_app
 
 CONVERSATION = [
     SystemMessage("Answer like a pirate."),
@@ -73,7 +92,7 @@ async def test_audience_changes_the_model_input_and_the_answer() -> None:
     for audience in ("general", "beginner", "expert"):
         result = await graph.ainvoke(
             {"messages": [HumanMessage("What is LangGraph?")]},
-            context=ChatSettings(audience=audience),
+            context=ChatContext(ChatSettings(audience=audience)),
         )
         answers[audience] = result["messages"][-1]
 
@@ -98,10 +117,10 @@ async def test_use_history_changes_what_the_model_sees() -> None:
     graph = build_chat_graph(OfflineChatModel(responder=recorder))
 
     without = await graph.ainvoke(
-        {"messages": CONVERSATION}, context=ChatSettings(use_history=False)
+        {"messages": CONVERSATION}, context=ChatContext(ChatSettings(use_history=False))
     )
     with_history = await graph.ainvoke(
-        {"messages": CONVERSATION}, context=ChatSettings(use_history=True)
+        {"messages": CONVERSATION}, context=ChatContext(ChatSettings(use_history=True))
     )
 
     assert [m.content for m in recorder.calls[0].messages[2:]] == ["And a state graph?"]
@@ -123,6 +142,24 @@ async def test_use_history_changes_what_the_model_sees() -> None:
 
 
 @pytest.mark.anyio
+async def test_generation_controls_reach_the_model_call() -> None:
+    recorder = RecordingResponder()
+    graph = build_chat_graph(OfflineChatModel(responder=recorder))
+    generation = GenerationSettings(temperature=0.3, max_output_tokens=128)
+    answer = await graph.ainvoke(
+        {"messages": [HumanMessage("Hi")]},
+        context=ChatContext(generation=generation),
+    )
+    await graph.ainvoke({"messages": [HumanMessage("Hi")]}, context=ChatContext())
+    # ChatOpenAI's names: the output-token limit is max_tokens.
+    assert [call.options for call in recorder.calls] == [
+        {"temperature": 0.3, "max_tokens": 128},
+        {},
+    ]
+    assert answer["messages"][-1].text.startswith("This is the offline demo model.")
+
+
+@pytest.mark.anyio
 async def test_missing_context_uses_default_settings() -> None:
     recorder = RecordingResponder()
     graph = build_chat_graph(OfflineChatModel(responder=recorder))
@@ -137,7 +174,7 @@ async def test_messages_stream_mode_yields_word_chunks() -> None:
     chunks = []
     async for message, metadata in graph.astream(
         {"messages": [HumanMessage("Stream this please")]},
-        context=ChatSettings(audience="expert"),
+        context=ChatContext(ChatSettings(audience="expert")),
         stream_mode="messages",
     ):
         assert metadata["langgraph_node"] == "respond"
@@ -148,7 +185,7 @@ async def test_messages_stream_mode_yields_word_chunks() -> None:
     assert len(texts) > 10
     final = await graph.ainvoke(
         {"messages": [HumanMessage("Stream this please")]},
-        context=ChatSettings(audience="expert"),
+        context=ChatContext(ChatSettings(audience="expert")),
     )
     assert "".join(texts) == final["messages"][-1].text
 
@@ -157,6 +194,14 @@ def test_offline_graph_config(offline_settings: DemoApiSettings) -> None:
     config = chat_graph_config(offline_settings)
     assert isinstance(config, GraphConfig)
     assert config.client_settings is ChatSettings
+    assert (
+        config.generation_controls
+        == CHAT_GENERATION_CONTROLS
+        == {
+            GenerationControl.TEMPERATURE,
+            GenerationControl.MAX_OUTPUT_TOKENS,
+        }
+    )
     assert "offline demo model" in config.description
     assert "no API key needed" in config.description
 
@@ -170,3 +215,115 @@ def test_online_graph_config_names_the_upstream_model() -> None:
     config = chat_graph_config(settings)
     assert "gpt-test" in config.description
     assert "offline" not in config.description
+
+
+# --- generation controls over the wire (in-process demo app) -------------------
+
+
+async def _openai(app: Any) -> AsyncIterator[AsyncOpenAI]:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http:
+        yield AsyncOpenAI(
+            base_url="http://lgos/v1", api_key="test", http_client=http, max_retries=0
+        )
+
+
+@pytest.fixture
+def recorder() -> RecordingResponder:
+    return RecordingResponder()
+
+
+@pytest.fixture
+async def recorded_client(
+    recorder: RecordingResponder, offline_settings: DemoApiSettings
+) -> AsyncIterator[AsyncOpenAI]:
+    """The OpenAI SDK on a demo app whose `chat` graph records its model calls."""
+    model = OfflineChatModel(responder=recorder)
+    registry = GraphRegistry(
+        graphs={"chat": chat_graph_config(offline_settings, model=model)}
+    )
+    async for client in _openai(demo_app(registry)):
+        yield client
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+async def test_the_chat_graph_honours_temperature_and_the_token_limit(
+    recorded_client: AsyncOpenAI, recorder: RecordingResponder, stream: bool
+) -> None:
+    responses = await recorded_client.responses.create(
+        model="chat",
+        input="Hi",
+        temperature=0.4,
+        max_output_tokens=200,
+        stream=stream,
+    )
+    if stream:
+        texts = [
+            event.response.output_text
+            async for event in responses  # type: ignore[union-attr]
+            if event.type == "response.completed"
+        ]
+    else:
+        texts = [responses.output_text]  # type: ignore[union-attr]
+    chat = await recorded_client.chat.completions.create(
+        model="chat",
+        messages=[{"role": "user", "content": "Hi"}],
+        temperature=1.2,
+        max_tokens=50,
+        stream=stream,
+    )
+    if stream:
+        texts.append(
+            "".join(
+                [
+                    chunk.choices[0].delta.content or ""
+                    async for chunk in chat  # type: ignore[union-attr]
+                    if chunk.choices
+                ]
+            )
+        )
+    else:
+        texts.append(chat.choices[0].message.content)  # type: ignore[union-attr]
+    assert [call.options for call in recorder.calls] == [
+        {"temperature": 0.4, "max_tokens": 200},
+        {"temperature": 1.2, "max_tokens": 50},
+    ]
+    # The offline model's answer stays deterministic.
+    expected = default_responder(
+        [SystemMessage(AUDIENCE_INSTRUCTIONS["general"]), HumanMessage("Hi")], [], None
+    )
+    assert texts == [expected, expected]
+
+
+@pytest.mark.anyio
+async def test_the_chat_graph_refuses_the_controls_it_does_not_declare(
+    recorded_client: AsyncOpenAI, recorder: RecordingResponder
+) -> None:
+    with pytest.raises(openai.BadRequestError) as top_p:
+        await recorded_client.responses.create(model="chat", input="Hi", top_p=0.5)
+    with pytest.raises(openai.BadRequestError) as seed:
+        await recorded_client.chat.completions.create(
+            model="chat", messages=[{"role": "user", "content": "Hi"}], seed=1
+        )
+    for raised, param in ((top_p, "top_p"), (seed, "seed")):
+        assert (raised.value.code, raised.value.param) == (
+            "unsupported_parameter",
+            param,
+        )
+        assert "'chat' does not declare the generation control" in raised.value.message
+    assert recorder.calls == []
+
+
+@pytest.mark.anyio
+async def test_the_demo_publishes_the_chat_graphs_controls(
+    demo_client: AsyncOpenAI,
+) -> None:
+    chat = await demo_client.models.retrieve("chat")
+    assert chat.model_extra is not None
+    assert chat.model_extra["lgos"]["generation_controls"] == [
+        "max_output_tokens",
+        "temperature",
+    ]
+    writer = await demo_client.models.retrieve("writer")
+    assert writer.model_extra is not None
+    assert writer.model_extra["lgos"]["generation_controls"] == []

@@ -237,8 +237,13 @@ async def test_invalid_settings(openai_client: AsyncOpenAI, settings: str) -> No
     ("body", "param", "code"),
     [
         ({"temperature": 1}, "temperature", "unsupported_parameter"),
-        ({"max_output_tokens": 10}, "max_output_tokens", "unsupported_parameter"),
-        ({"reasoning": {"effort": "low"}}, "reasoning.effort", "unsupported_parameter"),
+        ({"max_output_tokens": 100}, "max_output_tokens", "unsupported_parameter"),
+        ({"max_output_tokens": 10}, "max_output_tokens", "invalid_value"),  # < 16
+        (
+            {"reasoning": {"effort": "low"}},
+            "reasoning.effort",
+            "unsupported_parameter",
+        ),
         ({"conversation": "conv_1"}, "conversation", "unsupported_parameter"),
         ({"prompt_cache_key": 1}, "prompt_cache_key", "invalid_type"),
         ({"service_tier": "flex"}, "service_tier", "unsupported_parameter"),

@@ -54,6 +54,7 @@ async def test_retrieve_carries_full_extension(
         "client_settings": None,
         "server_tools": [],
         "client_tools": [],
+        "generation_controls": [],
     }
 
 

@@ -22,11 +22,13 @@ ROOT_NAMES = {
     "GraphFeature",
     "GraphRegistry",
     "ClientSettings",
+    "GenerationControl",
     # what adapters receive
     "GraphRequest",
     "ClientFunctionTool",
     "NamedCustomToolChoice",
     "NamedFunctionToolChoice",
+    "GenerationSettings",
     # inside graphs
     "status_event",
     "citation_slice",
@@ -55,6 +57,8 @@ HOMES = {
     "citation_slice": "langgraph_openai_serve.graph.citations",
     "InMemoryRunCoordinator": "langgraph_openai_serve.graph.coordinator",
     "LgosSettings": "langgraph_openai_serve.settings",
+    "GenerationControl": "langgraph_openai_serve.graph.generation",
+    "GenerationSettings": "langgraph_openai_serve.graph.generation",
 }
 
 

@@ -30,6 +30,7 @@ from langgraph_openai_serve.testing import (
     OfflineChatModel,
     RecordedCall,
     RecordingResponder,
+    call_options,
     default_responder,
     default_structured_responder,
     split_words,
@@ -75,6 +76,7 @@ def test_public_names() -> None:
         "RecordingResponder",
         "Responder",
         "StructuredResponder",
+        "call_options",
         "default_responder",
         "default_structured_responder",
         "split_words",
@@ -419,6 +421,48 @@ def test_recording_responder_defaults_to_the_default_responder() -> None:
     assert model.invoke("hi").text == default_responder([HumanMessage("hi")], [], None)
     model.with_structured_output(search).invoke("structured")
     assert [call.messages[-1].content for call in recorder.calls] == ["hi"]
+
+
+@pytest.mark.anyio
+async def test_the_recorder_keeps_each_calls_options() -> None:
+    # What a graph binds or passes (a generation control, a stop list) is
+    # recorded; tools and the tool choice are not options.
+    recorder = RecordingResponder()
+    model = OfflineChatModel(responder=recorder)
+    plain = await model.ainvoke("a")
+    await model.bind(temperature=0.2, max_tokens=64).ainvoke("b")
+    streamed = [
+        chunk
+        async for chunk in model.bind_tools([search], tool_choice="auto")
+        .bind(top_p=0.5)
+        .astream("c", stop=["\n"])
+    ]
+    model.invoke("d", reasoning_effort="low")
+    assert [call.options for call in recorder.calls] == [
+        {},
+        {"temperature": 0.2, "max_tokens": 64},
+        {"top_p": 0.5, "stop": ["\n"]},
+        {"reasoning_effort": "low"},
+    ]
+    # The answers do not depend on the options.
+    assert plain.text == default_responder([HumanMessage("a")], [], None)
+    assert "".join(str(chunk.text) for chunk in streamed) == default_responder(
+        [HumanMessage("c")], [], None
+    )
+
+
+def test_call_options_are_read_only_and_empty_outside_a_call() -> None:
+    seen: list[Any] = []
+
+    def responder(messages: Any, tools: Any, tool_choice: Any) -> str:
+        seen.append(call_options())
+        return "ok"
+
+    OfflineChatModel(responder=responder).invoke("x", seed=7)
+    assert seen == [{"seed": 7}]
+    with pytest.raises(TypeError):
+        seen[0]["seed"] = 8  # type: ignore[index]
+    assert call_options() == {}
 
 
 # --- structured output ----------------------------------------------------

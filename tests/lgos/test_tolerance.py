@@ -143,7 +143,6 @@ REFUSED: dict[tuple[type[StrictModel], str], Any] = {
     (chat.ChatCompletionRequest, "n"): 2,
     (chat.ChatCompletionRequest, "logprobs"): True,
     (chat.ChatCompletionRequest, "top_logprobs"): 2,
-    (chat.ChatCompletionRequest, "stop"): ["\n"],
     (chat.ChatCompletionRequest, "logit_bias"): {"50256": -100},
     (chat.ChatCompletionRequest, "response_format"): {"type": "json_object"},
     (chat.ChatCompletionRequest, "modalities"): ["text", "audio"],

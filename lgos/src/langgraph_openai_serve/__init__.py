@@ -28,6 +28,10 @@ from langgraph_openai_serve.errors import (
 from langgraph_openai_serve.graph.citations import citation_slice
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+from langgraph_openai_serve.graph.generation import (
+    GenerationControl,
+    GenerationSettings,
+)
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
@@ -45,6 +49,8 @@ __all__ = [
     "BackgroundRun",
     "ClientFunctionTool",
     "ClientSettings",
+    "GenerationControl",
+    "GenerationSettings",
     "GraphConfig",
     "GraphError",
     "GraphFeature",

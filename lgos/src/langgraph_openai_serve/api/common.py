@@ -42,7 +42,7 @@ _KNOWN_LGOS_KEYS = frozenset({"lgos_settings", "lgos_run_id"})
 
 
 GRAPH_OWNS = "graphs choose their own model settings"
-"""Why generation controls (``temperature``, ``max_output_tokens``, ...) are refused."""
+"""Why model settings no graph declares (``verbosity``, ``logit_bias``) are refused."""
 
 UNSUPPORTED_PARAMETER = "unsupported_parameter"
 """The pydantic error type (and OpenAI error code) of a refused OpenAI field."""

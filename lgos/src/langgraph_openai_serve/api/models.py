@@ -4,7 +4,8 @@ OpenAI's ``Model`` object has no metadata field, so LGOS adds a namespaced,
 versioned ``lgos`` object. The list carries ``schema_version``,
 ``description`` and ``features``; retrieval adds ``client_settings``
 (``schema_version``, ``json_schema``, ``defaults``, or null),
-``server_tools`` and ``client_tools``. Tool definitions are never published.
+``server_tools``, ``client_tools`` and ``generation_controls`` (the
+generation controls the graph honours). Tool definitions are never published.
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def model_detail(model_id: str, config: GraphConfig, created: int) -> dict[str, 
     )
     entry["lgos"]["server_tools"] = sorted(config.server_tools)
     entry["lgos"]["client_tools"] = sorted(config.client_tools)
+    entry["lgos"]["generation_controls"] = sorted(
+        control.value for control in config.generation_controls
+    )
     return entry
 
 

@@ -20,6 +20,7 @@ from pydantic import (
 
 from langgraph_openai_serve.client_settings import ClientSettings, check_no_settings
 from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.graph.generation import GenerationControl
 from langgraph_openai_serve.graph.request import GraphRequest
 
 __all__ = ["GraphConfig", "GraphFeature"]
@@ -79,6 +80,14 @@ class GraphConfig(BaseModel):
         server_tools: Names of server-executed tools the graph allowlists.
         client_tools: Names of client-owned functions the graph may call (for
             example ``display_file``); never also a server tool.
+        generation_controls: The :class:`GenerationControl` values the graph
+            honours (names such as ``"temperature"`` are accepted), frozen at
+            construction and advertised as ``lgos.generation_controls``. A
+            request's values for them reach the graph in
+            ``GraphRequest.generation``; any other generation control a client
+            sends is refused (400 ``unsupported_parameter``). A graph
+            declaring any needs a ``context_factory`` or ``request_to_input``
+            to receive them.
         runtime_callbacks: LangChain callbacks (a list or a callback manager)
             placed in every run's ``RunnableConfig``; never mutated. With
             ``LGOS_ENABLE_LANGFUSE=True`` LGOS adds its Langfuse handler
@@ -93,9 +102,11 @@ class GraphConfig(BaseModel):
     Raises:
         pydantic.ValidationError: At construction, when the description is
             empty, a settings model cannot build its schema or defaults, a
-            tool is both server and client owned, or a directly supplied graph
-            cannot be served (static breakpoints, a checkpointer without
-            ``GraphFeature.INTERRUPTS``, settings that are not its context).
+            tool is both server and client owned, generation controls are
+            declared without an adapter to receive them, or a directly
+            supplied graph cannot be served (static breakpoints, a
+            checkpointer without ``GraphFeature.INTERRUPTS``, settings that
+            are not its context).
 
     """
 
@@ -107,6 +118,7 @@ class GraphConfig(BaseModel):
     client_settings: type[ClientSettings] | None = None
     server_tools: frozenset[str] = frozenset()
     client_tools: frozenset[str] = frozenset()
+    generation_controls: frozenset[GenerationControl] = frozenset()
     runtime_callbacks: list[Any] | BaseCallbackManager | None = None
     request_to_input: (
         Callable[[GraphRequest, list[BaseMessage]], Any | Awaitable[Any]] | None
@@ -146,6 +158,19 @@ class GraphConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _check_generation_controls(self) -> Self:
+        if self.generation_controls and (
+            self.context_factory is None and self.request_to_input is None
+        ):
+            msg = (
+                "A graph declaring generation_controls receives their values in "
+                "GraphRequest.generation: give it a context_factory or "
+                "request_to_input that hands them to the graph."
+            )
+            raise ValueError(msg)
+        return self
+
+    @model_validator(mode="after")
     def _check_compiled_graph(self) -> Self:
         if isinstance(self.graph, CompiledStateGraph):
             try:
@@ -157,6 +182,10 @@ class GraphConfig(BaseModel):
     def supports(self, feature: GraphFeature) -> bool:
         """Return whether the graph declares ``feature``."""
         return feature in self.features
+
+    def honours(self, control: GenerationControl) -> bool:
+        """Return whether the graph declares the generation ``control``."""
+        return control in self.generation_controls
 
     async def resolve_graph(self) -> CompiledStateGraph:
         """Return the compiled graph, calling and validating a factory.

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from langgraph_openai_serve.graph.generation import GenerationSettings
+
 __all__ = [
     "ClientFunctionTool",
     "GraphRequest",
@@ -76,6 +78,10 @@ class GraphRequest:
         parallel_tool_calls: The client's ``parallel_tool_calls``, or None.
         server_tools: Names of the registered server tools this request
             selected.
+        generation: The generation controls the request sent (``temperature``,
+            the output-token limit, ...), validated; all None when it sent
+            none. Only controls the graph declares in
+            ``GraphConfig.generation_controls`` are ever set.
 
     """
 
@@ -86,3 +92,4 @@ class GraphRequest:
     tool_choice: ToolChoice = None
     parallel_tool_calls: bool | None = None
     server_tools: tuple[str, ...] = ()
+    generation: GenerationSettings = field(default_factory=GenerationSettings)

@@ -46,10 +46,11 @@ carry tool calls, content blocks such as refusals, and
     assert model.invoke("Thanks!").content == "It is sunny in Paris."
 
 :class:`RecordingResponder` wraps any responder and keeps every call, to
-assert on exactly what a graph sent to the model. Structured output goes
-through ``structured_responder`` (:data:`StructuredResponder`,
-``(messages, schema) -> dict``); the default fills every required field
-deterministically from the last user message
+assert on exactly what a graph sent to the model, including the call's
+options such as ``temperature`` or ``max_tokens`` (:func:`call_options`).
+Structured output goes through ``structured_responder``
+(:data:`StructuredResponder`, ``(messages, schema) -> dict``); the default
+fills every required field deterministically from the last user message
 (:func:`default_structured_responder`).
 
 This module imports only ``langchain-core`` and ``pydantic``: it is safe to
@@ -64,6 +65,7 @@ from langgraph_openai_serve.testing.responders import (
     RecordingResponder,
     Responder,
     StructuredResponder,
+    call_options,
     default_responder,
     default_structured_responder,
 )
@@ -76,6 +78,7 @@ __all__ = [
     "RecordingResponder",
     "Responder",
     "StructuredResponder",
+    "call_options",
     "default_responder",
     "default_structured_responder",
     "split_words",

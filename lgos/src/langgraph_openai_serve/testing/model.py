@@ -29,6 +29,7 @@ from pydantic import Field
 from langgraph_openai_serve.testing.responders import (
     Responder,
     StructuredResponder,
+    _answering_with,
     _tool_call_id,
     default_responder,
     default_structured_responder,
@@ -52,6 +53,10 @@ def split_words(text: str) -> list[str]:
 
     """
     return re.findall(r"^\s+|\S+\s*", text)
+
+
+# Call kwargs that are the responder's arguments, not options of the call.
+_NOT_OPTIONS = frozenset({"tools", "tool_choice", "structured_output_schema"})
 
 
 def _count_words(text: str) -> int:
@@ -143,7 +148,10 @@ class OfflineChatModel(BaseChatModel):
         return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
 
     def _respond(
-        self, messages: list[BaseMessage], kwargs: dict[str, Any]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
     ) -> AIMessage:
         """Run the responder and complete the answer's metadata."""
         tools = list(kwargs.get("tools") or [])
@@ -159,7 +167,11 @@ class OfflineChatModel(BaseChatModel):
                 call = {"name": name, "args": args, "id": _tool_call_id(messages)}
                 answer = AIMessage(content="", tool_calls=[call])
         else:
-            answer = self.responder(list(messages), tools, tool_choice)
+            options = {k: v for k, v in kwargs.items() if k not in _NOT_OPTIONS}
+            if stop is not None:
+                options["stop"] = stop
+            with _answering_with(options):
+                answer = self.responder(list(messages), tools, tool_choice)
         message = AIMessage(content=answer) if isinstance(answer, str) else answer
         metadata = {
             "finish_reason": "tool_calls" if message.tool_calls else "stop",
@@ -214,7 +226,7 @@ class OfflineChatModel(BaseChatModel):
     ) -> ChatResult:
         """Answer in one piece (see the class docstring for the metadata)."""
         return ChatResult(
-            generations=[ChatGeneration(message=self._respond(messages, kwargs))]
+            generations=[ChatGeneration(message=self._respond(messages, stop, kwargs))]
         )
 
     async def _agenerate(
@@ -239,7 +251,9 @@ class OfflineChatModel(BaseChatModel):
         ``BaseChatModel.stream`` reports each chunk to the callbacks (that is
         how LangGraph's ``messages`` stream mode sees them), so this does not.
         """
-        for index, chunk in enumerate(self._chunks(self._respond(messages, kwargs))):
+        for index, chunk in enumerate(
+            self._chunks(self._respond(messages, stop, kwargs))
+        ):
             if index and self.chunk_delay:
                 time.sleep(self.chunk_delay)
             yield ChatGenerationChunk(message=chunk)
@@ -252,7 +266,9 @@ class OfflineChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         """Stream the answer word by word, sleeping ``chunk_delay`` in between."""
-        for index, chunk in enumerate(self._chunks(self._respond(messages, kwargs))):
+        for index, chunk in enumerate(
+            self._chunks(self._respond(messages, stop, kwargs))
+        ):
             if index and self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
             yield ChatGenerationChunk(message=chunk)

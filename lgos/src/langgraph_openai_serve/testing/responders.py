@@ -9,8 +9,11 @@ defaults (which answer deterministically from the input), and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -23,6 +26,7 @@ __all__ = [
     "RecordingResponder",
     "Responder",
     "StructuredResponder",
+    "call_options",
     "default_responder",
     "default_structured_responder",
 ]
@@ -51,6 +55,37 @@ Returning an ``AIMessage`` instead answers with that message and no call, for
 example a refusal, which ``with_structured_output(..., include_raw=True)``
 reports as ``parsed=None``.
 """
+
+_NO_OPTIONS: Mapping[str, Any] = MappingProxyType({})
+_CALL_OPTIONS: ContextVar[Mapping[str, Any]] = ContextVar(
+    "lgos_offline_call_options", default=_NO_OPTIONS
+)
+
+
+def call_options() -> Mapping[str, Any]:
+    """Return the options of the model call a responder is answering.
+
+    Inside a :data:`Responder` called by :class:`OfflineChatModel`: the
+    keyword arguments the call received besides its tools, tool choice and
+    structured-output schema — what a graph bound or passed, such as
+    ``model.bind(temperature=0.2, max_tokens=64)`` or ``stop`` — as a
+    read-only mapping. Empty outside a call, and for a call without options.
+    :class:`RecordingResponder` keeps them in :attr:`RecordedCall.options`.
+    """
+    return _CALL_OPTIONS.get()
+
+
+@contextmanager
+def _answering_with(options: Mapping[str, Any]) -> Iterator[None]:
+    """Make ``options`` the :func:`call_options` of the responder call inside."""
+    token = _CALL_OPTIONS.set(
+        MappingProxyType(dict(options)) if options else _NO_OPTIONS
+    )
+    try:
+        yield
+    finally:
+        _CALL_OPTIONS.reset(token)
+
 
 DEFAULT_INTRO = "This is the offline model."
 """The first sentence of :func:`default_responder`'s text answers."""
@@ -278,12 +313,15 @@ class RecordedCall:
         messages: The model input.
         tools: The OpenAI-format tool dicts bound to the model.
         tool_choice: The bound tool choice.
+        options: The call's other options (:func:`call_options`), such as
+            ``{"temperature": 0.2, "max_tokens": 64}``; empty when it had none.
 
     """
 
     messages: list[BaseMessage]
     tools: list[dict[str, Any]]
     tool_choice: Any
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -316,7 +354,9 @@ class RecordingResponder:
         tool_choice: Any,
     ) -> AIMessage | str:
         """Record the call (copies of the lists), then return ``inner``'s answer."""
-        self.calls.append(RecordedCall(list(messages), list(tools), tool_choice))
+        self.calls.append(
+            RecordedCall(list(messages), list(tools), tool_choice, call_options())
+        )
         return self.inner(messages, tools, tool_choice)
 
 

@@ -4,11 +4,17 @@ Clients pick an `audience` (the system prompt the graph writes) and whether the
 model sees the whole conversation (`use_history`). With the offline model the
 answer quotes the instructions and counts the messages it saw, so changing a
 setting visibly changes the answer.
+
+The graph also honours two generation controls, `temperature` and the
+output-token limit (`max_output_tokens`; Chat's `max_completion_tokens` or
+`max_tokens`): it declares them, and binds the values a request sends to its
+model call. Other generation controls are refused by LGOS.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -18,14 +24,23 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from pydantic import Field
 
-from langgraph_openai_serve import ClientSettings, GraphConfig
+from langgraph_openai_serve import (
+    ClientSettings,
+    GenerationControl,
+    GenerationSettings,
+    GraphConfig,
+    GraphRequest,
+)
 from lgos_demo_api.models import chat_model, model_label, uses_offline_model
 from lgos_demo_api.settings import DemoApiSettings
 
 __all__ = [
     "AUDIENCE_INSTRUCTIONS",
+    "CHAT_GENERATION_CONTROLS",
+    "ChatContext",
     "ChatSettings",
     "build_chat_graph",
+    "chat_context",
     "chat_graph_config",
     "chat_model_input",
 ]
@@ -49,7 +64,7 @@ AUDIENCE_INSTRUCTIONS: dict[Audience, str] = {
 
 
 class ChatSettings(ClientSettings):
-    """Public runtime settings of the `chat` graph (its LangGraph context)."""
+    """Public runtime settings of the `chat` graph."""
 
     use_history: bool = Field(
         default=False,
@@ -63,6 +78,45 @@ class ChatSettings(ClientSettings):
         default="general",
         title="Audience",
         description="Who the answer is written for: general, beginner or expert.",
+    )
+
+
+CHAT_GENERATION_CONTROLS = frozenset(
+    {GenerationControl.TEMPERATURE, GenerationControl.MAX_OUTPUT_TOKENS}
+)
+"""The generation controls the `chat` graph honours (`lgos.generation_controls`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatContext:
+    """The `chat` graph's runtime context, built from the request.
+
+    Attributes:
+        settings: The validated public settings (`metadata.lgos_settings`).
+        generation: The request's `temperature` and output-token limit (the
+            controls in `CHAT_GENERATION_CONTROLS`), None when not sent.
+
+    """
+
+    settings: ChatSettings = field(default_factory=ChatSettings)
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
+
+
+def chat_context(request: GraphRequest, settings: ClientSettings | None) -> ChatContext:
+    """Build the runtime context from a request (`GraphConfig.context_factory`).
+
+    Args:
+        request: The normalized request; its `generation` holds only declared
+            controls (LGOS refuses the others).
+        settings: The validated `ChatSettings`, or None for the defaults.
+
+    Returns:
+        The settings and the request's generation controls.
+
+    """
+    return ChatContext(
+        settings=settings if isinstance(settings, ChatSettings) else ChatSettings(),
+        generation=request.generation,
     )
 
 
@@ -93,9 +147,7 @@ def chat_model_input(
     return [audience, *system, *conversation]
 
 
-ChatGraph = CompiledStateGraph[
-    MessagesState, ChatSettings, MessagesState, MessagesState
-]
+ChatGraph = CompiledStateGraph[MessagesState, ChatContext, MessagesState, MessagesState]
 """The compiled `chat` graph type."""
 
 
@@ -103,10 +155,13 @@ def build_chat_graph(model: BaseChatModel) -> ChatGraph:
     """Compile the `chat` graph around a chat model.
 
     The graph is `START -> respond -> END` over `MessagesState` with
-    `context_schema=ChatSettings`. `respond` calls `model.ainvoke` on
+    `context_schema=ChatContext`. `respond` calls `model.ainvoke` on
     `chat_model_input(...)` (so streaming-capable models stream token by token
-    in LangGraph's `messages` stream mode) and appends the answer to
-    `messages`. A run without context uses `ChatSettings()` defaults.
+    in LangGraph's `messages` stream mode), with the context's generation
+    controls bound (`temperature`, and `max_tokens` for the output-token
+    limit: `ChatOpenAI` sends it as `max_output_tokens` on the Responses API),
+    and appends the answer to `messages`. A run without context uses the
+    `ChatSettings()` defaults and the model's own generation settings.
 
     Args:
         model: Any LangChain chat model (`ChatOpenAI`, `OfflineChatModel`, ...).
@@ -117,27 +172,34 @@ def build_chat_graph(model: BaseChatModel) -> ChatGraph:
     """
 
     async def respond(
-        state: MessagesState, runtime: Runtime[ChatSettings]
+        state: MessagesState, runtime: Runtime[ChatContext]
     ) -> dict[str, Any]:
-        settings = runtime.context or ChatSettings()
-        answer = await model.ainvoke(chat_model_input(state["messages"], settings))
+        context = runtime.context or ChatContext()
+        options = context.generation.chat_model_kwargs()
+        prompt = chat_model_input(state["messages"], context.settings)
+        answer = await model.ainvoke(prompt, **options)
         return {"messages": [answer]}
 
-    builder = StateGraph(MessagesState, context_schema=ChatSettings)
+    builder = StateGraph(MessagesState, context_schema=ChatContext)
     builder.add_node("respond", respond)
     builder.add_edge(START, "respond")
     builder.add_edge("respond", END)
     return builder.compile(name="chat")
 
 
-def chat_graph_config(settings: DemoApiSettings) -> GraphConfig:
+def chat_graph_config(
+    settings: DemoApiSettings, model: BaseChatModel | None = None
+) -> GraphConfig:
     """Register the `chat` graph with the model the settings select.
 
     Args:
         settings: The demo settings (`chat_model` picks OpenAI or offline).
+        model: The chat model to use instead (a test's recording offline
+            model); the description still names the settings' model.
 
     Returns:
-        A `GraphConfig` with `ChatSettings` as client settings and a
+        A `GraphConfig` with `ChatSettings` as client settings, `chat_context`
+        as context factory, `CHAT_GENERATION_CONTROLS` declared, and a
         description naming the model, e.g. ending in "(offline demo model:
         deterministic, no API key needed)" without an API key.
 
@@ -147,11 +209,13 @@ def chat_graph_config(settings: DemoApiSettings) -> GraphConfig:
     else:
         backend = model_label(settings)
     return GraphConfig(
-        graph=build_chat_graph(chat_model(settings)),
+        graph=build_chat_graph(model if model is not None else chat_model(settings)),
         description=(
             "Chat that writes for a chosen audience and can answer from the "
             f"latest message only or the whole conversation. Answers come from "
             f"{backend}."
         ),
         client_settings=ChatSettings,
+        context_factory=chat_context,
+        generation_controls=CHAT_GENERATION_CONTROLS,
     )

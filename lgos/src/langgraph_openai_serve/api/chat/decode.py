@@ -33,6 +33,7 @@ from langgraph_openai_serve.api.construct import (
     human_message,
     system_message,
 )
+from langgraph_openai_serve.api.generation import generation_settings
 from langgraph_openai_serve.api.messages import (
     check_tool_exchanges,
     file_block,
@@ -41,6 +42,10 @@ from langgraph_openai_serve.api.messages import (
 from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.generation import (
+    GenerationControl,
+    GenerationSettings,
+)
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
@@ -128,6 +133,43 @@ def _tool_choice(request: ChatCompletionRequest) -> ToolChoice:
     return NamedFunctionToolChoice(choice.function.name)
 
 
+def _max_tokens(request: ChatCompletionRequest) -> tuple[str, int] | None:
+    # max_tokens is the deprecated name of max_completion_tokens.
+    newer, older = request.max_completion_tokens, request.max_tokens
+    if newer is not None and older is not None and newer != older:
+        raise InvalidRequestError(
+            "max_tokens is the deprecated name of max_completion_tokens: send one "
+            "of them, or the same value in both.",
+            param="max_tokens",
+        )
+    if newer is not None:
+        return "max_completion_tokens", newer
+    if older is not None:
+        return "max_tokens", older
+    return None
+
+
+# Every control but the token limit has a Chat field of its own name.
+_SAME_NAME_CONTROLS = tuple(
+    control
+    for control in GenerationControl
+    if control is not GenerationControl.MAX_OUTPUT_TOKENS
+)
+
+
+def _generation(
+    request: ChatCompletionRequest, config: GraphConfig
+) -> GenerationSettings:
+    sent: dict[GenerationControl, tuple[str, object]] = {
+        control: (control.value, value)
+        for control in _SAME_NAME_CONTROLS
+        if (value := getattr(request, control.value)) is not None
+    }
+    if (limit := _max_tokens(request)) is not None:
+        sent[GenerationControl.MAX_OUTPUT_TOKENS] = limit
+    return generation_settings(config, request.model, sent)
+
+
 @dataclass(frozen=True, slots=True)
 class ChatPlan:
     """A decoded Chat Completions request, ready to run and encode.
@@ -169,8 +211,9 @@ def decode_chat_request(
 
     Raises:
         InvalidRequestError: Unknown model (404), a model that pauses for
-            interrupts (``model``), ``store=true``, metadata over OpenAI's
-            limits, unmatched tool exchanges, duplicate tool names, a
+            interrupts (``model``), ``store=true``, generation controls the
+            graph does not declare (or two different token limits), metadata
+            over OpenAI's limits, unmatched tool exchanges, duplicate tool names, a
             ``tool_choice`` naming an undeclared function, or tool and
             file-input errors.
 
@@ -210,6 +253,7 @@ def decode_chat_request(
         tools=tools,
         tool_choice=_tool_choice(request),
         parallel_tool_calls=request.parallel_tool_calls,
+        generation=_generation(request, config),
     )
     check_tools(
         config, graph_request, [tool.function.name for tool in request.tools or ()]

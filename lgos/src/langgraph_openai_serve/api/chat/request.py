@@ -1,7 +1,7 @@
 """The accepted subset of OpenAI's ``CreateChatCompletionRequest``.
 
-OpenAI fields LGOS does not serve — generation controls such as
-``temperature``, ``n`` or ``max_tokens``, structured output, the deprecated
+OpenAI fields LGOS does not serve — ``n``, ``logit_bias``, structured
+output, the deprecated
 ``functions``/``function_call`` — are dropped when their value asks for
 nothing: ``null``, what LGOS does anyway (``n: 1``, ``logprobs: false``,
 ``response_format: {"type": "text"}``) or a hint (``prompt_cache_key``);
@@ -9,6 +9,10 @@ any other value is refused (400, ``unsupported_parameter``). Names OpenAI
 does not define are ``unknown_parameter``, except the named fields of
 well-known clients (a replayed tool call's ``index``). See
 :mod:`~langgraph_openai_serve.api.tolerance`.
+Generation controls (``temperature``, ``top_p``, ``max_completion_tokens``
+and ``max_tokens``, penalties, ``seed``, ``stop``, ``reasoning_effort``) are
+validated against OpenAI's ranges here and refused at decode unless the graph
+declares them (:mod:`~langgraph_openai_serve.api.generation`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,16 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.generation import (
+    ChatMaxTokens,
+    Penalty,
+    Seed,
+    Stop,
+    Temperature,
+    TopP,
+)
 from langgraph_openai_serve.api.tolerance import ClientField, NoOps, hint
+from langgraph_openai_serve.graph.generation import ReasoningEffort
 
 __all__ = ["ChatCompletionRequest", "ChatMessage", "FilePart", "TextPart"]
 
@@ -203,19 +216,10 @@ class ChatCompletionRequest(StrictModel):
     """``POST /v1/chat/completions`` body, limited to the fields LGOS serves."""
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
-        "temperature": GRAPH_OWNS,
-        "top_p": GRAPH_OWNS,
         "n": "one choice per request",
-        "stop": GRAPH_OWNS,
-        "seed": GRAPH_OWNS,
-        "max_tokens": GRAPH_OWNS,
-        "max_completion_tokens": GRAPH_OWNS,
-        "presence_penalty": GRAPH_OWNS,
-        "frequency_penalty": GRAPH_OWNS,
         "logit_bias": GRAPH_OWNS,
         "logprobs": "log probabilities are not returned",
         "top_logprobs": "log probabilities are not returned",
-        "reasoning_effort": GRAPH_OWNS,
         "verbosity": GRAPH_OWNS,
         "response_format": "structured output is not supported",
         "modalities": "only text output is supported",
@@ -234,7 +238,6 @@ class ChatCompletionRequest(StrictModel):
         "n": (1,),
         "logprobs": (False,),
         "top_logprobs": (0,),
-        "stop": ([],),
         "logit_bias": ({},),
         "response_format": ({"type": "text"},),
         "modalities": (["text"],),
@@ -255,3 +258,13 @@ class ChatCompletionRequest(StrictModel):
     store: bool | None = None
     safety_identifier: SafetyIdentifier | None = None
     user: str | None = None
+    # Generation controls: refused unless the graph declares them (decode).
+    temperature: Temperature | None = None
+    top_p: TopP | None = None
+    max_completion_tokens: ChatMaxTokens | None = None
+    max_tokens: ChatMaxTokens | None = None
+    presence_penalty: Penalty | None = None
+    frequency_penalty: Penalty | None = None
+    seed: Seed | None = None
+    stop: Stop = None
+    reasoning_effort: ReasoningEffort | None = None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from langchain_core.messages import BaseMessage
 
 from langgraph_openai_serve.api.common import check_metadata, check_stream_options
+from langgraph_openai_serve.api.generation import generation_settings
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.input_items import input_messages
 from langgraph_openai_serve.api.responses.interrupts import (
@@ -35,6 +36,10 @@ from langgraph_openai_serve.api.responses.request import (
 from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.generation import (
+    GenerationControl,
+    GenerationSettings,
+)
 from langgraph_openai_serve.graph.interrupt import InterruptResume
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
@@ -172,9 +177,10 @@ def decode_response_request(
 
     Raises:
         InvalidRequestError: Unknown model (404), values outside the served
-            subset (``store=true`` in the foreground), metadata over OpenAI's
-            limits, tool or file-input errors, unmatched tool exchanges, an
-            invalid ``metadata.lgos_run_id``, a malformed resume, or a resume
+            subset (``store=true`` in the foreground), generation controls the
+            graph does not declare, metadata over OpenAI's limits, tool or
+            file-input errors, unmatched tool exchanges, an invalid
+            ``metadata.lgos_run_id``, a malformed resume, or a resume
             of a model that never pauses (``previous_response_id``).
 
     """
@@ -188,15 +194,7 @@ def decode_response_request(
     metadata = check_metadata(request.metadata)
     raw_run_id = metadata.get(RUN_ID_METADATA_KEY)
     caller_run_id = parse_run_id(raw_run_id) if raw_run_id is not None else None
-    graph_request = GraphRequest(
-        model=request.model,
-        metadata=metadata,
-        user=request.safety_identifier or request.user,
-        tools=tools,
-        tool_choice=_tool_choice(request, tools, server_tools),
-        parallel_tool_calls=request.parallel_tool_calls,
-        server_tools=server_tools,
-    )
+    tool_choice = _tool_choice(request, tools, server_tools)
     resume: InterruptResume | None = None
     messages: list[BaseMessage] = []
     if request.previous_response_id is not None:
@@ -207,6 +205,16 @@ def decode_response_request(
     config = config or registry.get_graph(request.model)
     if resume is not None and not config.supports(GraphFeature.INTERRUPTS):
         raise InvalidRequestError(NOT_A_PAUSE, param="previous_response_id")
+    graph_request = GraphRequest(
+        model=request.model,
+        metadata=metadata,
+        user=request.safety_identifier or request.user,
+        tools=tools,
+        tool_choice=tool_choice,
+        parallel_tool_calls=request.parallel_tool_calls,
+        server_tools=server_tools,
+        generation=_generation(request, config),
+    )
     check_tools(config, graph_request, [_tool_name(t) for t in request.tools or ()])
     check_file_inputs(config, request.model, messages)
     run_id = caller_run_id or run_id
@@ -217,6 +225,27 @@ def decode_response_request(
             frame.nonce = new_nonce()
             frame.response_id = interrupt_response_id(run_id, frame.nonce)
     return ResponsePlan(request, graph_request, messages, config, resume, run_id, frame)
+
+
+def _generation(
+    request: ResponseCreateRequest, config: GraphConfig
+) -> GenerationSettings:
+    sent: dict[GenerationControl, tuple[str, object]] = {}
+    if request.temperature is not None:
+        sent[GenerationControl.TEMPERATURE] = ("temperature", request.temperature)
+    if request.top_p is not None:
+        sent[GenerationControl.TOP_P] = ("top_p", request.top_p)
+    if request.max_output_tokens is not None:
+        sent[GenerationControl.MAX_OUTPUT_TOKENS] = (
+            "max_output_tokens",
+            request.max_output_tokens,
+        )
+    if request.reasoning is not None and request.reasoning.effort is not None:
+        sent[GenerationControl.REASONING_EFFORT] = (
+            "reasoning.effort",
+            request.reasoning.effort,
+        )
+    return generation_settings(config, request.model, sent)
 
 
 def _tool_name(tool: Tool) -> str:

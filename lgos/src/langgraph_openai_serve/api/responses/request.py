@@ -11,6 +11,10 @@ is refused (400, ``unsupported_parameter``). A name OpenAI does not define
 is ``unknown_parameter``, except the named fields of well-known clients
 (Codex CLI's ``client_metadata``). See
 :mod:`~langgraph_openai_serve.api.tolerance`.
+Generation controls (``temperature``, ``top_p``, ``max_output_tokens``,
+``reasoning.effort``) are validated against OpenAI's ranges here and refused
+at decode unless the graph declares them
+(:mod:`~langgraph_openai_serve.api.generation`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.generation import (
+    ResponsesMaxOutputTokens,
+    Temperature,
+    TopP,
+)
 from langgraph_openai_serve.api.tolerance import (
     INCLUDES_NEVER_EMITTED,
     ClientField,
@@ -35,6 +44,7 @@ from langgraph_openai_serve.api.tolerance import (
     hint,
     string_map,
 )
+from langgraph_openai_serve.graph.generation import ReasoningEffort
 
 __all__ = [
     "CustomToolCallItem",
@@ -276,12 +286,12 @@ class ReasoningConfig(StrictModel):
     """``reasoning``: LGOS graphs emit no reasoning items.
 
     A summary of any kind, and which earlier reasoning items the model sees,
-    concern items the answer cannot contain: accepted. ``effort`` and
-    ``mode`` steer the model, which the graph owns: refused.
+    concern items the answer cannot contain: accepted. ``mode`` steers the
+    model, which the graph owns: refused. ``effort`` is a generation control,
+    kept for a graph that declares it and refused at decode otherwise.
     """
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
-        "effort": GRAPH_OWNS,
         "mode": GRAPH_OWNS,
         "summary": _NO_REASONING,
         "generate_summary": _NO_REASONING,
@@ -292,6 +302,8 @@ class ReasoningConfig(StrictModel):
         "generate_summary": ("auto", "concise", "detailed"),
         "context": ("auto", "current_turn", "all_turns"),
     }
+
+    effort: ReasoningEffort | None = None
 
 
 class TextConfig(StrictModel):
@@ -333,10 +345,7 @@ class ResponseCreateRequest(StrictModel):
     """``POST /v1/responses`` body, limited to the fields LGOS serves."""
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
-        "temperature": GRAPH_OWNS,
-        "top_p": GRAPH_OWNS,
         "top_logprobs": GRAPH_OWNS,
-        "max_output_tokens": GRAPH_OWNS,
         "max_tool_calls": GRAPH_OWNS,
         "include": "LGOS adds no web search sources or results and no logprobs",
         "prompt": "reusable prompts are not supported",
@@ -379,6 +388,10 @@ class ResponseCreateRequest(StrictModel):
     user: str | None = None
     previous_response_id: str | None = None
     background: bool | None = None
-    reasoning: ReasoningConfig | None = None
     text: TextConfig | None = None
     stream_options: ResponseStreamOptions | None = None
+    # Generation controls: refused unless the graph declares them (decode).
+    temperature: Temperature | None = None
+    top_p: TopP | None = None
+    max_output_tokens: ResponsesMaxOutputTokens | None = None
+    reasoning: ReasoningConfig | None = None
