@@ -77,7 +77,8 @@ def _drop_absent_openai_fields(
             return data
         kept = dict(data)
         for name in not_served.keys() & data.keys():
-            if not _asks_nothing(kept.pop(name), no_ops.get(name, ())):
+            value = kept.pop(name)
+            if not _asks_nothing(value, no_ops.get(name, ())):
                 raise PydanticCustomError(
                     UNSUPPORTED_PARAMETER,
                     "{reason}",
@@ -87,6 +88,8 @@ def _drop_absent_openai_fields(
                         "no_ops": no_ops.get(name, ()),
                     },
                 )
+            if value is not None and name in cls.model_fields:
+                kept[name] = value  # a no-op value the model keeps, to echo it
         return kept
 
     return drop
@@ -102,8 +105,11 @@ class StrictModel(BaseModel):
     ``truncation: "disabled"``). Before validation such a field is dropped as
     if omitted when its value is ``null``, an object of nulls, or a no-op
     value; any other value fails with the error type
-    ``unsupported_parameter`` (``ctx["field"]`` names the field). Names that
-    OpenAI does not define stay ``extra_forbidden`` (``unknown_parameter``).
+    ``unsupported_parameter`` (``ctx["field"]`` names the field). A model
+    that also declares such a field keeps a no-op value in it instead of
+    dropping it, so that the value can be echoed (``service_tier: "auto"``
+    on a Response). Names that OpenAI does not define stay
+    ``extra_forbidden`` (``unknown_parameter``).
 
     Rule source: the request schemas of OpenAI's OpenAPI document
     (``CreateResponse``, ``CreateChatCompletionRequest`` and their parts),

@@ -11,6 +11,7 @@ serve is dropped when it is ``null`` or asks for what LGOS does anyway
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -23,6 +24,7 @@ from langgraph_openai_serve.api.common import (
     StrictModel,
     ToolParameters,
 )
+from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
 
 __all__ = [
     "CustomToolCallItem",
@@ -340,3 +342,22 @@ class ResponseCreateRequest(StrictModel):
     background: bool | None = None
     text: TextConfig | None = None
     stream_options: ResponseStreamOptions | None = None
+    service_tier: Literal["auto", "default"] | None = None
+    """Only its no-op values are accepted (see ``openai_no_op_values``)."""
+
+    def echo(self) -> dict[str, Any]:
+        """Return the Response fields this request gives, as JSON.
+
+        Every field of the request that is also a key of OpenAI's Response
+        (:data:`~langgraph_openai_serve.api.responses.keys.RESPONSE_KEYS`):
+        ``instructions``, ``metadata``, ``tools``, ``tool_choice``,
+        ``user``, ``service_tier``, ``previous_response_id``, ..., ``None``
+        for each one the request did not give. A field added to this model
+        is echoed without further change when OpenAI's Response has it.
+        """
+        return self.model_dump(mode="json", include=_echoed(type(self)))
+
+
+@functools.cache
+def _echoed(model: type[ResponseCreateRequest]) -> set[str]:
+    return set(model.model_fields).intersection(RESPONSE_KEYS)
