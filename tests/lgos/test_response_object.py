@@ -9,7 +9,7 @@ where LGOS accepted one, ``usage`` and ``completed_at`` once known.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -218,3 +218,29 @@ def test_an_accepted_request_field_is_echoed_without_further_change() -> None:
     assert "input" not in echo
     assert "stream" not in echo
     assert echo["previous_response_id"] is None
+
+
+async def test_chat_echoes_service_tier_and_metadata(http: httpx.AsyncClient) -> None:
+    body: dict[str, Any] = {
+        "model": "echo",
+        "messages": [{"role": "user", "content": "hi"}],
+        "service_tier": "auto",
+        "metadata": {"topic": "x"},
+    }
+    completion = (await http.post("/v1/chat/completions", json=body)).json()
+    assert completion["service_tier"] == "auto"
+    assert completion["metadata"] == {"topic": "x"}
+    assert completion["system_fingerprint"] is None
+    message = completion["choices"][0]["message"]
+    assert (message["refusal"], message["annotations"]) == (None, [])
+    reply = await http.post("/v1/chat/completions", json={**body, "stream": True})
+    chunks = [e["data"] for e in parse_sse(reply.text)][:-1]
+    assert {chunk["service_tier"] for chunk in chunks} == {"auto"}
+    assert {chunk["usage"] for chunk in chunks} == {None}
+    plain = (
+        await http.post(
+            "/v1/chat/completions",
+            json={"model": "echo", "messages": body["messages"]},
+        )
+    ).json()
+    assert (plain["service_tier"], plain["metadata"]) == (None, {})

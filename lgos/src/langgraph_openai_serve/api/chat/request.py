@@ -235,3 +235,5 @@ class ChatCompletionRequest(StrictModel):
     store: bool | None = None
     safety_identifier: SafetyIdentifier | None = None
     user: str | None = None
+    service_tier: Literal["auto", "default"] | None = None
+    """Only its no-op values are accepted (see ``openai_no_op_values``); echoed."""
