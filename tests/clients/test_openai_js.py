@@ -127,6 +127,7 @@ def test_chat_completions_create(demo_api_url: str) -> None:
         "role": "assistant",
         "content": ANSWER,
         "refusal": None,
+        "annotations": [],
     }
     assert cell.sent("/v1/chat/completions") == [
         {

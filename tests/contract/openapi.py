@@ -47,6 +47,17 @@ never to ``example``/``x-*`` payloads or to property *names*:
 * ``$recursiveRef: "#"`` (2019-09, used by ``CompoundFilter``) becomes a
   ``$ref`` to the enclosing component; ``$recursiveAnchor`` is dropped.
 
+* A few top-level keys of the objects LGOS sends are ``null`` on OpenAI's
+  wire, and typed ``Optional`` by the ``openai`` SDK, though the document
+  types them without null: ``usage`` and ``user`` of a Response (OpenAI sends
+  ``"usage": null`` on ``response.created`` and ``"user": null`` when no
+  user was given), its newer ``prompt_cache_options``, and a chat
+  completion's ``usage`` and ``system_fingerprint`` (and a chunk's
+  ``system_fingerprint``). LGOS sends every key, ``null`` where nothing
+  gives a value, so these accept null too (:data:`NULL_ON_THE_WIRE`; ``user``
+  is declared in ``ModelResponseProperties``, which the request schemas
+  share). Nothing else is relaxed.
+
 * OpenAPI-only keywords (``discriminator``, ``example``, ``x-*``,
   ``deprecated``, ...) are left in place: Draft 2020-12 ignores unknown
   keywords.  ``format`` (``unixtime``, ``uri``, ``date``, ...) is an
@@ -81,6 +92,7 @@ from referencing.jsonschema import DRAFT202012
 __all__ = [
     "BASE_URI",
     "CONTRACT_PATH",
+    "NULL_ON_THE_WIRE",
     "errors",
     "schema",
     "schema_names",
@@ -133,6 +145,13 @@ _ANNOTATIONS = frozenset(
 )
 
 _MAX_MESSAGE = 300
+
+NULL_ON_THE_WIRE: dict[str, tuple[str, ...]] = {
+    "Response": ("usage", "user", "prompt_cache_options"),
+    "CreateChatCompletionResponse": ("usage", "system_fingerprint"),
+    "CreateChatCompletionStreamResponse": ("system_fingerprint",),
+}
+"""Top-level keys that may be null though the document says otherwise."""
 
 # Private keyword added next to every discriminated anyOf: which branch(es)
 # each discriminator value selects.  Used only to go fast on valid instances
@@ -288,6 +307,30 @@ def _add_dispatch(node: Any, schemas: dict[str, Any]) -> None:
         node[_DISPATCH] = {"property": prop, "values": values, "complete": complete}
 
 
+def _properties_holding(
+    node: dict[str, Any], name: str, schemas: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``properties`` map that declares ``name``, through allOf and refs."""
+    if name in node.get("properties", {}):
+        return node["properties"]
+    for member in node.get("allOf", ()):
+        ref = member.get("$ref")
+        target = schemas[ref.removeprefix(_SCHEMA_PREFIX)] if ref else member
+        try:
+            return _properties_holding(target, name, schemas)
+        except KeyError:
+            continue
+    raise KeyError(name)
+
+
+def _allow_null(schemas: dict[str, Any]) -> None:
+    """Let the keys of :data:`NULL_ON_THE_WIRE` be null (see module doc)."""
+    for schema_name, names in NULL_ON_THE_WIRE.items():
+        for name in names:
+            properties = _properties_holding(schemas[schema_name], name, schemas)
+            properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
+
+
 @cache
 def _document() -> dict[str, Any]:
     """Load the OpenAPI document once and normalise every component schema."""
@@ -296,6 +339,7 @@ def _document() -> dict[str, Any]:
     schemas = {
         name: _normalise(s, name) for name, s in raw["components"]["schemas"].items()
     }
+    _allow_null(schemas)
     for s in schemas.values():
         _add_dispatch(s, schemas)
     return {"components": {"schemas": schemas}}

@@ -15,9 +15,10 @@ Response (allOf ModelResponseProperties + ResponseProperties + own props)
         instructions*, metadata*, temperature*, top_p*   (* = must be present,
         may be null)
     NOT required: status (enum completed|failed|in_progress|cancelled|queued|
-        incomplete -- send it anyway), usage (ResponseUsage, NOT nullable: omit
-        it or send a full object, never null), text, user, prompt_cache_options
-        (not nullable); optional & nullable: completed_at, output_text,
+        incomplete -- send it anyway), text (not nullable), usage, user,
+        prompt_cache_options (not nullable in the document, but null on
+        OpenAI's wire: the helper accepts null, see NULL_ON_THE_WIRE);
+        optional & nullable: completed_at, output_text,
         reasoning, max_output_tokens, max_tool_calls, previous_response_id,
         background, service_tier, truncation, top_logprobs, prompt,
         conversation, moderation, safety_identifier, prompt_cache_key,
@@ -311,6 +312,9 @@ def test_response_required_fields(field: str) -> None:
         "reasoning",
         "max_output_tokens",
         "output_text",
+        "usage",
+        "user",
+        "prompt_cache_options",
     ],
 )
 def test_response_nullable_fields(field: str) -> None:
@@ -323,7 +327,6 @@ def test_response_nullable_fields(field: str) -> None:
         "tools",
         "tool_choice",
         "parallel_tool_calls",
-        "usage",
         "status",
         "model",
         "output",
@@ -628,6 +631,42 @@ def test_error_response_message_not_nullable() -> None:
 
 
 # ---------------------------------------------------------------- normalisation
+
+
+def test_null_on_the_wire_corrects_only_what_the_document_forbids() -> None:
+    # Each corrected key is non-nullable in the raw document and Optional in
+    # the openai SDK's model of the same object.
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from openai.types.responses import Response
+
+    sdk = {
+        "Response": Response,
+        "CreateChatCompletionResponse": ChatCompletion,
+        "CreateChatCompletionStreamResponse": ChatCompletionChunk,
+    }
+    raw = json.loads(openapi.CONTRACT_PATH.read_text(encoding="utf-8"))
+    registry = Registry().with_resource(
+        openapi.BASE_URI, DRAFT202012.create_resource(raw)
+    )
+    for schema_name, names in openapi.NULL_ON_THE_WIRE.items():
+        for name in names:
+            field = sdk[schema_name].model_fields[name]
+            assert not field.is_required() and field.default is None, name
+            node = openapi._properties_holding(
+                raw["components"]["schemas"][schema_name],
+                name,
+                raw["components"]["schemas"],
+            )[name]
+            # Raw OpenAPI 3.0 nullability is not JSON Schema: check both ways.
+            assert node.get("nullable") is not True, name
+            if "$ref" in node:
+                node = {"$ref": openapi.BASE_URI + node["$ref"]}
+            raw_validator = Draft202012Validator(node, registry=registry)
+            assert not raw_validator.is_valid(None), name
+    validate("CreateChatCompletionResponse", {**CHAT_COMPLETION, "usage": None})
+    rejected(
+        "CreateChatCompletionResponse", {**CHAT_COMPLETION, "system_fingerprint": 5}
+    )
 
 
 def test_nullable_allof_member_becomes_nullable_parent() -> None:

@@ -42,6 +42,9 @@ async def test_completion(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
             "object": "chat.completion",
             "created": IsNow(unix_number=True),
             "model": "echo",
+            "service_tier": None,
+            "system_fingerprint": None,
+            "moderation": None,
             "choices": [
                 {
                     "index": 0,
@@ -49,6 +52,7 @@ async def test_completion(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
                         "role": "assistant",
                         "content": "Echo: x",
                         "refusal": None,
+                        "annotations": [],
                     },
                     "finish_reason": "stop",
                     "logprobs": None,
@@ -61,6 +65,7 @@ async def test_completion(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
                 "prompt_tokens_details": {"cached_tokens": 0},
                 "completion_tokens_details": {"reasoning_tokens": 0},
             },
+            "metadata": {},
         }
     )
 
@@ -100,6 +105,9 @@ async def test_stream_with_and_without_usage(
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "echo",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -108,12 +116,16 @@ async def test_stream_with_and_without_usage(
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
             {
                 "id": Is(completion_id),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "echo",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -122,12 +134,16 @@ async def test_stream_with_and_without_usage(
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
             {
                 "id": Is(completion_id),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "echo",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -136,12 +152,16 @@ async def test_stream_with_and_without_usage(
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
             {
                 "id": Is(completion_id),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "echo",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -150,21 +170,29 @@ async def test_stream_with_and_without_usage(
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
             {
                 "id": Is(completion_id),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "echo",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {"index": 0, "delta": {}, "finish_reason": "stop", "logprobs": None}
                 ],
+                "usage": None,
             },
             {
                 "id": Is(completion_id),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "echo",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [],
                 "usage": {
                     "prompt_tokens": 2,
@@ -227,6 +255,9 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "tools",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -235,12 +266,16 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
             {
                 "id": an_id("chatcmpl"),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "tools",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -261,12 +296,16 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
             {
                 "id": an_id("chatcmpl"),
                 "object": "chat.completion.chunk",
                 "created": IsNow(unix_number=True),
                 "model": "tools",
+                "service_tier": None,
+                "system_fingerprint": None,
+                "moderation": None,
                 "choices": [
                     {
                         "index": 0,
@@ -275,6 +314,7 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
                         "logprobs": None,
                     }
                 ],
+                "usage": None,
             },
         ]
     )

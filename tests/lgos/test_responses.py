@@ -29,11 +29,17 @@ async def test_create_returns_completed_response(openai_client: AsyncOpenAI) -> 
             "object": "response",
             "created_at": IsNow(unix_number=True),
             "status": "completed",
+            "access_programs": None,
             "background": False,
             "error": None,
+            "conversation": None,
             "incomplete_details": None,
+            "image": None,
             "instructions": None,
+            "input_transformations": None,
             "metadata": {},
+            "max_output_tokens": None,
+            "max_tool_calls": None,
             "model": "echo",
             "output": [
                 {
@@ -52,13 +58,25 @@ async def test_create_returns_completed_response(openai_client: AsyncOpenAI) -> 
                     "phase": "final_answer",
                 }
             ],
+            "moderation": None,
             "parallel_tool_calls": True,
             "store": False,
+            "previous_response_id": None,
+            "prompt": None,
+            "prompt_cache_diagnostics": None,
+            "prompt_cache_key": None,
+            "prompt_cache_options": None,
+            "prompt_cache_retention": None,
+            "reasoning": None,
+            "safety_identifier": None,
+            "service_tier": None,
             "temperature": None,
             "text": {"format": {"type": "text"}},
             "tool_choice": "auto",
             "tools": [],
+            "tool_usage": None,
             "top_p": None,
+            "top_logprobs": None,
             "truncation": "disabled",
             "completed_at": IsNow(unix_number=True),
             "usage": {
@@ -68,6 +86,7 @@ async def test_create_returns_completed_response(openai_client: AsyncOpenAI) -> 
                 "output_tokens_details": {"reasoning_tokens": 0},
                 "total_tokens": 5,
             },
+            "user": None,
         }
     )
 
@@ -92,11 +111,17 @@ async def test_response_json_validates_against_contract(
             "object": "response",
             "created_at": IsNow(unix_number=True),
             "status": "completed",
+            "access_programs": None,
             "background": False,
             "error": None,
+            "conversation": None,
             "incomplete_details": None,
+            "image": None,
             "instructions": "Be brief.",
+            "input_transformations": None,
             "metadata": {"topic": "x"},
+            "max_output_tokens": None,
+            "max_tool_calls": None,
             "model": "echo",
             "output": [
                 {
@@ -115,14 +140,25 @@ async def test_response_json_validates_against_contract(
                     "phase": "final_answer",
                 }
             ],
+            "moderation": None,
             "parallel_tool_calls": True,
             "store": False,
+            "previous_response_id": None,
+            "prompt": None,
+            "prompt_cache_diagnostics": None,
+            "prompt_cache_key": None,
+            "prompt_cache_options": None,
+            "prompt_cache_retention": None,
+            "reasoning": None,
             "temperature": None,
+            "service_tier": None,
             "text": {"format": {"type": "text"}},
             "tool_choice": "auto",
             "tools": [],
             "top_p": None,
+            "tool_usage": None,
             "truncation": "disabled",
+            "top_logprobs": None,
             "completed_at": IsNow(unix_number=True),
             "usage": {
                 "input_tokens": 3,
@@ -132,6 +168,7 @@ async def test_response_json_validates_against_contract(
                 "total_tokens": 5,
             },
             "safety_identifier": "user-1",
+            "user": None,
         }
     )
     assert reply.headers["x-request-id"] == an_id("req")
@@ -349,8 +386,8 @@ async def test_text_without_streamed_chunks_falls_back(http: httpx.AsyncClient) 
     ]
     assert deltas == ["Hello, Ada."]
     assert events[-1]["data"]["type"] == "response.completed"
-    # No model call reported usage, so the Response carries none.
-    assert "usage" not in events[-1]["data"]["response"]
+    # No model call reported usage, so the Response's usage stays null.
+    assert events[-1]["data"]["response"]["usage"] is None
 
 
 @pytest.mark.parametrize(
@@ -534,12 +571,20 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
                 "object": "response",
                 "created_at": IsNow(unix_number=True),
                 "status": "failed",
+                "access_programs": None,
                 "background": False,
+                "completed_at": None,
+                "conversation": None,
                 "error": {"code": "server_error", "message": "The graph run failed."},
+                "image": None,
                 "incomplete_details": None,
+                "input_transformations": None,
                 "instructions": None,
+                "max_output_tokens": None,
+                "max_tool_calls": None,
                 "metadata": {},
                 "model": "failing",
+                "moderation": None,
                 "output": [
                     {
                         "id": an_id("msg"),
@@ -558,11 +603,22 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
                     }
                 ],
                 "parallel_tool_calls": True,
+                "previous_response_id": None,
+                "prompt": None,
+                "prompt_cache_diagnostics": None,
+                "prompt_cache_key": None,
+                "prompt_cache_options": None,
+                "prompt_cache_retention": None,
+                "reasoning": None,
+                "safety_identifier": None,
+                "service_tier": None,
                 "store": False,
                 "temperature": None,
                 "text": {"format": {"type": "text"}},
                 "tool_choice": "auto",
+                "tool_usage": None,
                 "tools": [],
+                "top_logprobs": None,
                 "top_p": None,
                 "truncation": "disabled",
                 "usage": {
@@ -575,6 +631,7 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
                     "output_tokens_details": {"reasoning_tokens": 0},
                     "total_tokens": 3,
                 },
+                "user": None,
             },
         }
     )

@@ -91,6 +91,8 @@ def _drop_tolerated_fields(
                 continue
             no_op = no_ops.get(name)
             if asks_nothing(value, no_op):
+                if value is not None and name in cls.model_fields:
+                    kept[name] = value  # a no-op value the model keeps, to echo it
                 continue
             if no_op is not None and no_op.hint:
                 raise _field_type_error(name, no_op, None)
@@ -131,7 +133,9 @@ class StrictModel(BaseModel):
     client field of the wrong type: ``lgos_field_type``, shown as
     ``invalid_type``), ``ctx["field"]`` naming the field. Names that OpenAI
     does not define and no client field covers stay ``extra_forbidden``
-    (``unknown_parameter``).
+    (``unknown_parameter``). A model that also declares such a field keeps
+    an accepted value in it instead of dropping it, so that the value can be
+    echoed (``service_tier: "auto"`` on a Response).
 
     Rule source: the request schemas of OpenAI's OpenAPI document
     (``CreateResponse``, ``CreateChatCompletionRequest`` and their parts),

@@ -264,5 +264,7 @@ def decode_chat_request(
         include_usage=bool(
             request.stream_options and request.stream_options.include_usage
         ),
+        service_tier=request.service_tier,
+        metadata=request.metadata,
     )
     return ChatPlan(graph_request, messages, config, frame)

@@ -1,8 +1,10 @@
 """Encode graph results as Chat Completions objects and chunks.
 
 Shapes follow OpenAI's OpenAPI document (``CreateChatCompletionResponse``,
-``CreateChatCompletionStreamResponse``). Required nullable fields are sent
-(``logprobs: null``, ``message.refusal: null``).
+``CreateChatCompletionStreamResponse``), with every key OpenAI sends (see
+:mod:`~langgraph_openai_serve.api.chat.frame`): ``logprobs: null`` on each
+choice, ``refusal`` and ``annotations`` on the message, ``usage`` on the
+completion and on each chunk (``null`` but on the usage chunk).
 """
 
 from __future__ import annotations
@@ -80,52 +82,37 @@ async def collect_chat_completion(
         "role": "assistant",
         "content": answer.text or (None if calls or answer.refusal else ""),
         "refusal": answer.refusal,
+        "annotations": _annotations(answer),
     }
-    if annotations := _annotations(answer):
-        body["annotations"] = annotations
     if calls:
         body["tool_calls"] = calls
-    completion: dict[str, Any] = {
-        "id": frame.completion_id,
-        "object": "chat.completion",
-        "created": frame.created,
-        "model": frame.model,
-        "choices": [
-            {
-                "index": 0,
-                "message": body,
-                "finish_reason": _finish_reason(answer),
-                "logprobs": None,
-            }
-        ],
-    }
-    if session.usage is not None:
-        completion["usage"] = chat_usage(session.usage)
+    completion = frame.head("chat.completion")
+    completion["choices"] = [
+        {
+            "index": 0,
+            "message": body,
+            "finish_reason": _finish_reason(answer),
+            "logprobs": None,
+        }
+    ]
+    usage = session.usage
+    completion["usage"] = chat_usage(usage) if usage is not None else None
+    completion["metadata"] = dict(frame.metadata or {})
     return completion
 
 
 def _chunk(
     frame: ChatFrame, delta: dict[str, Any], finish_reason: str | None = None
 ) -> bytes:
-    return data_bytes(
-        {
-            "id": frame.completion_id,
-            "object": "chat.completion.chunk",
-            "created": frame.created,
-            "model": frame.model,
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": delta,
-                    "finish_reason": finish_reason,
-                    "logprobs": None,
-                }
-            ],
-        }
-    )
+    chunk = frame.head("chat.completion.chunk")
+    chunk["choices"] = [
+        {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+    ]
+    chunk["usage"] = None
+    return data_bytes(chunk)
 
 
-_CONTENT_TAIL = b'},"finish_reason":null,"logprobs":null}]}\n\n'
+_CONTENT_TAIL = b'},"finish_reason":null,"logprobs":null}],"usage":null}\n\n'
 
 
 def _content_head(frame: ChatFrame) -> bytes:
@@ -134,14 +121,7 @@ def _content_head(frame: ChatFrame) -> bytes:
     ``_content_head(frame) + orjson.dumps(text) + _CONTENT_TAIL`` is byte for
     byte ``_chunk(frame, {"content": text})``.
     """
-    head = orjson.dumps(
-        {
-            "id": frame.completion_id,
-            "object": "chat.completion.chunk",
-            "created": frame.created,
-            "model": frame.model,
-        }
-    )
+    head = orjson.dumps(frame.head("chat.completion.chunk"))
     return b'data: %s,"choices":[{"index":0,"delta":{"content":' % head[:-1]
 
 
@@ -200,18 +180,10 @@ async def stream_chat_completion(
         yield b"".join(out)
         return
     if frame.include_usage and session.usage is not None:
-        out.append(
-            data_bytes(
-                {
-                    "id": frame.completion_id,
-                    "object": "chat.completion.chunk",
-                    "created": frame.created,
-                    "model": frame.model,
-                    "choices": [],
-                    "usage": chat_usage(session.usage),
-                }
-            )
-        )
+        usage_chunk = frame.head("chat.completion.chunk")
+        usage_chunk["choices"] = []
+        usage_chunk["usage"] = chat_usage(session.usage)
+        out.append(data_bytes(usage_chunk))
     out.append(data_bytes("[DONE]"))
     yield b"".join(out)
 

@@ -268,3 +268,5 @@ class ChatCompletionRequest(StrictModel):
     seed: Seed | None = None
     stop: Stop = None
     reasoning_effort: ReasoningEffort | None = None
+    service_tier: Literal["auto", "default"] | None = None
+    """Only its no-op values are accepted (see ``openai_no_op_values``); echoed."""

@@ -1,8 +1,15 @@
 """The Response a run fills: identity, echoed request fields, output items.
 
-Shapes follow OpenAI's ``Response`` schema: fields it requires are always
-sent (``null`` where it allows null); optional fields with non-null types are
-omitted rather than sent as ``null``.
+Every Response LGOS sends (JSON, each streamed snapshot, background create,
+retrieve and cancel) carries each key of OpenAI's ``Response``
+(:data:`~langgraph_openai_serve.api.responses.keys.RESPONSE_KEYS`), as
+OpenAI does: the request's value where LGOS accepted one
+(:meth:`~langgraph_openai_serve.api.responses.request.ResponseCreateRequest.echo`),
+what LGOS does where the client left a field out (``tool_choice: "auto"``,
+``truncation: "disabled"``, ``metadata: {}``), and ``null`` where nothing on
+LGOS gives a value (``reasoning``, ``max_output_tokens``, ``conversation``,
+``prompt``, ...). ``usage`` is ``null`` until the run reported usage, and
+``completed_at`` is set on completion only.
 """
 
 from __future__ import annotations
@@ -11,11 +18,26 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.usage import response_usage
 from langgraph_openai_serve.ids import new_id
 
-__all__ = ["ResponseFrame"]
+__all__ = ["ResponseFrame", "complete_response"]
+
+_TEMPLATE: dict[str, Any] = dict.fromkeys(RESPONSE_KEYS)
+_TEMPLATE["object"] = "response"
+
+
+def _defaults() -> dict[str, Any]:
+    """Return what LGOS does where the request leaves a field out (new objects)."""
+    return {
+        "metadata": {},
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "truncation": "disabled",
+    }
 
 
 @dataclass(slots=True)
@@ -40,6 +62,28 @@ class ResponseFrame:
     background: bool = False
     created_at: int = field(default_factory=lambda: int(time.time()))
     output: list[dict[str, Any]] = field(default_factory=list)
+    _fixed: dict[str, Any] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def _fixed_fields(self) -> dict[str, Any]:
+        # The keys whose values do not change during the run, built once
+        # (at the first snapshot: the decoder may still set the ID before).
+        fixed = self._fixed
+        if fixed is None:
+            request = self.request
+            fixed = dict(_TEMPLATE)
+            fixed.update(request.echo())
+            for key, default in _defaults().items():
+                if fixed[key] is None:
+                    fixed[key] = default
+            # Plain text, the only format LGOS accepts.
+            text = {k: v for k, v in (fixed["text"] or {}).items() if v is not None}
+            fixed["text"] = {"format": {"type": "text"}, **text}
+            fixed["background"] = self.background
+            fixed["store"] = bool(self.background and request.store)
+            self._fixed = fixed
+        return fixed
 
     def snapshot(
         self,
@@ -49,51 +93,28 @@ class ResponseFrame:
         error: dict[str, Any] | None = None,
         incomplete_reason: str | None = None,
     ) -> dict[str, Any]:
-        """Return the ``Response`` object in ``status``."""
-        request = self.request
-        response: dict[str, Any] = {
-            "id": self.response_id,
-            "object": "response",
-            "created_at": self.created_at,
-            "status": status,
-            "background": self.background,
-            "error": error,
-            "incomplete_details": (
-                {"reason": incomplete_reason} if incomplete_reason else None
-            ),
-            "instructions": request.instructions,
-            "metadata": dict(request.metadata or {}),
-            "model": request.model,
-            "output": [dict(item) for item in self.output],
-            "parallel_tool_calls": (
-                True
-                if request.parallel_tool_calls is None
-                else request.parallel_tool_calls
-            ),
-            "store": bool(self.background and request.store),
-            "temperature": None,
-            "text": {"format": {"type": "text"}},
-            "tool_choice": _tool_choice(request),
-            "tools": [tool.model_dump() for tool in request.tools or ()],
-            "top_p": None,
-            "truncation": "disabled",
-        }
+        """Return the ``Response`` object in ``status``, with every key."""
+        response = dict(self._fixed_fields())
+        response["id"] = self.response_id
+        response["created_at"] = self.created_at
+        response["status"] = status
+        response["error"] = error
+        if incomplete_reason:
+            response["incomplete_details"] = {"reason": incomplete_reason}
+        response["output"] = [dict(item) for item in self.output]
         if status == "completed":
             response["completed_at"] = int(time.time())
         if usage is not None:
             response["usage"] = response_usage(usage)
-        if request.safety_identifier is not None:
-            response["safety_identifier"] = request.safety_identifier
-        if request.user is not None:
-            response["user"] = request.user
         return response
 
 
-def _tool_choice(request: ResponseCreateRequest) -> Any:
-    # Echoed as sent: a mode string, or a named function or custom choice.
-    choice = request.tool_choice
-    if choice is None:
-        return "auto"
-    if isinstance(choice, str):
-        return choice
-    return {"type": choice.type, "name": choice.name}
+def complete_response(response: dict[str, Any]) -> dict[str, Any]:
+    """Return a stored Response with every key, ``null`` for those it lacks.
+
+    A background engine keeps the Response a run ended with; one stored by
+    an older LGOS may lack keys added since.
+    """
+    if _TEMPLATE.keys() <= response.keys():
+        return response
+    return _TEMPLATE | response

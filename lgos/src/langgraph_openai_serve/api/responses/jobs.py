@@ -32,7 +32,10 @@ from anyio.abc import TaskGroup
 from langgraph_openai_serve.api.failures import failure_message, run_error
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
-from langgraph_openai_serve.api.responses.frame import ResponseFrame
+from langgraph_openai_serve.api.responses.frame import (
+    ResponseFrame,
+    complete_response,
+)
 from langgraph_openai_serve.api.responses.interrupts import (
     interrupt_response_id,
     resume_error,
@@ -144,7 +147,7 @@ class BackgroundRun:
     def snapshot(self) -> dict[str, Any]:
         """Return the public ``Response`` for the run's current state."""
         if self.response is not None:
-            return self.response
+            return complete_response(self.response)
         frame = _frame(self)
         if self.status in {"completed", "failed", "incomplete"}:
             error = {

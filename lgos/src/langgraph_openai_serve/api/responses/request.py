@@ -19,6 +19,7 @@ at decode unless the graph declares them
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -36,6 +37,7 @@ from langgraph_openai_serve.api.generation import (
     Temperature,
     TopP,
 )
+from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
 from langgraph_openai_serve.api.tolerance import (
     INCLUDES_NEVER_EMITTED,
     ClientField,
@@ -395,3 +397,26 @@ class ResponseCreateRequest(StrictModel):
     top_p: TopP | None = None
     max_output_tokens: ResponsesMaxOutputTokens | None = None
     reasoning: ReasoningConfig | None = None
+    service_tier: Literal["auto", "default"] | None = None
+    """Only its no-op values are accepted (see ``openai_no_op_values``)."""
+    prompt_cache_key: str | None = None
+    """A hint, accepted and echoed (see ``openai_no_op_values``)."""
+    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
+    """A hint, accepted and echoed (see ``openai_no_op_values``)."""
+
+    def echo(self) -> dict[str, Any]:
+        """Return the Response fields this request gives, as JSON.
+
+        Every field of the request that is also a key of OpenAI's Response
+        (:data:`~langgraph_openai_serve.api.responses.keys.RESPONSE_KEYS`):
+        ``instructions``, ``metadata``, ``tools``, ``tool_choice``,
+        ``user``, ``service_tier``, ``previous_response_id``, ..., ``None``
+        for each one the request did not give. A field added to this model
+        is echoed without further change when OpenAI's Response has it.
+        """
+        return self.model_dump(mode="json", include=_echoed(type(self)))
+
+
+@functools.cache
+def _echoed(model: type[ResponseCreateRequest]) -> set[str]:
+    return set(model.model_fields).intersection(RESPONSE_KEYS)
