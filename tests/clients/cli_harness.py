@@ -27,6 +27,7 @@ from __future__ import annotations
 import difflib
 import gzip
 import http.client
+import importlib.metadata
 import json
 import os
 import re
@@ -189,7 +190,7 @@ def _handler(proxy: WireProxy) -> type[BaseHTTPRequestHandler]:
             )
             proxy.exchanges.append(exchange)
             upstream = http.client.HTTPConnection(
-                origin.hostname, origin.port, timeout=120
+                origin.hostname or "127.0.0.1", origin.port, timeout=120
             )
             try:
                 upstream.request(
@@ -276,6 +277,18 @@ def python_cli(name: str) -> Path:
             pytrace=False,
         )
     return Path(done.stdout.split("\t")[1].strip())
+
+
+def installed_version(venv: Path, distribution: str) -> str:
+    """The version of ``distribution`` installed in ``venv`` (no process started)."""
+    folders = [str(folder) for folder in venv.glob("lib/python*/site-packages")]
+    found = [
+        dist.version
+        for dist in importlib.metadata.distributions(path=folders)
+        if dist.metadata["Name"] == distribution
+    ]
+    assert len(found) == 1, f"{distribution} in {venv}: {found}"
+    return found[0]
 
 
 @dataclass(frozen=True)
