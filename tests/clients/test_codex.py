@@ -97,6 +97,8 @@ enabled = false
 retries (every request is one exchange) and every network habit off."""
 WITH_AGENTS = CONFIG.replace("[agents]\nenabled = false\n\n", "")
 """The same, with Codex's multi-agent tool (a ``namespace`` tool) left on."""
+WITH_WEB_SEARCH = CONFIG.replace('web_search = "disabled"\n', "")
+"""The same, with Codex's hosted ``web_search`` tool left on."""
 
 
 def codex() -> str:
@@ -343,3 +345,20 @@ def test_multi_agent_namespace_tool(cli_proxy: WireProxy, tmp_path: Path) -> Non
     assert post.status == 200, post.answer[:2000]
     [message] = turn.items("agent_message")
     assert message["text"] == m.chat_answer(m.CHAT_PROMPT, *developer_lines(post.body))
+
+
+def test_web_search_tool_is_refused(cli_proxy: WireProxy, tmp_path: Path) -> None:
+    """Without ``web_search = "disabled"`` Codex offers its hosted web search,
+    which `chat` does not offer (and whose ``external_web_access`` LGOS does
+    not know): 400 naming the tool, and the turn fails."""
+    turn = codex_turn(
+        cli_proxy, tmp_path, "chat", m.CHAT_PROMPT, config=WITH_WEB_SEARCH
+    )
+    [post] = turn.posts
+    tools = post.body["tools"]
+    [index] = [i for i, tool in enumerate(tools) if tool["type"] == "web_search"]
+    assert tools[index] == {"type": "web_search", "external_web_access": False}
+    assert post.status == 400
+    assert post.json()["error"]["param"].startswith(f"tools[{index}]")
+    assert turn.ran.returncode == 1
+    assert turn.events[-1]["type"] == "turn.failed"
