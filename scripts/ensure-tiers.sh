@@ -8,7 +8,8 @@
 #
 # unit         nothing
 # integration  PostgreSQL
-# clients      PostgreSQL, the pinned npm packages (Node.js 20+): JS clients, Mermaid
+# clients      PostgreSQL, the pinned npm packages (Node.js 20+): JS clients, the
+#              Codex CLI, Mermaid; the pinned Python CLIs (aider, llm) in venvs
 # browser      PostgreSQL, Debian's Chromium
 # stack        PostgreSQL, the Hatchet engine, LiteLLM, Open WebUI, Debian's pipx
 # compose      a Docker engine with Compose and the stack's images, Chromium
@@ -32,7 +33,10 @@ done
 if has integration || has clients || has browser || has stack || has compose; then
     bash scripts/ensure-postgres.sh
 fi
-if has clients; then bash scripts/ensure-node-clients.sh; fi
+if has clients; then
+    bash scripts/ensure-node-clients.sh
+    bash scripts/ensure-cli-clients.sh >/dev/null
+fi
 if has browser || has compose; then bash scripts/ensure-chromium.sh; fi
 if has stack; then
     bash scripts/ensure-pipx.sh

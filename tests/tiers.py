@@ -9,7 +9,8 @@ tier       what the tests need
 unit       nothing: no process, no database (in-process ASGI, files)
 integration PostgreSQL, or processes the suite starts itself on loopback
 clients    Node.js and the pinned npm packages (``npm ci``): the JavaScript
-           clients, the docs site's Mermaid
+           clients, the Codex CLI, the docs site's Mermaid; the pinned
+           Python CLIs (aider, llm) in their own environments
 browser    Debian's Chromium, driven by Playwright
 stack      the pinned outside programs: Hatchet engine, LiteLLM proxy,
            Open WebUI, Debian's pipx
@@ -44,7 +45,10 @@ FAST = ("unit", "integration")
 DESCRIPTIONS = {
     "unit": "no process, no database",
     "integration": "PostgreSQL or processes on loopback",
-    "clients": "Node.js and the pinned npm packages (JavaScript clients, Mermaid)",
+    "clients": (
+        "Node.js and the pinned npm packages (JavaScript clients, Codex, Mermaid), "
+        "the pinned Python CLIs"
+    ),
     "browser": "Debian's Chromium",
     "stack": "Hatchet engine, LiteLLM proxy, Open WebUI or pipx",
     "compose": "a Docker engine with Compose",

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from openai import AsyncOpenAI, OpenAI
 
+from tests.clients.cli_harness import WireProxy, demo_proxy
 from tests.clients.guards import Wire, loopback_only, record_wire
 from tests.clients.matrix import API_KEY
 
@@ -41,6 +42,15 @@ def offline_only() -> Iterator[None]:
 def wire(monkeypatch: pytest.MonkeyPatch) -> Wire:
     """Record every request sent through httpx or httpx2 during a test."""
     return record_wire(monkeypatch)
+
+
+@pytest.fixture
+def cli_proxy(demo_api_url: str) -> Iterator[WireProxy]:
+    """The recording proxy a command-line client reaches the demo API through
+    (``cli_harness``); fails the test if the client tried to go elsewhere."""
+    with demo_proxy(demo_api_url) as proxy:
+        yield proxy
+    assert not proxy.left, f"a client tried to leave the machine: {proxy.left}"
 
 
 @pytest.fixture

@@ -80,6 +80,25 @@ def chat_answer(
     )
 
 
+QUOTE_LIMIT = 200
+
+
+def quoted_line(text: str, *, first_line: bool = False) -> str:
+    """How the offline model quotes a message in its answer.
+
+    Whitespace collapsed and cut to 200 characters (ending in "..." when
+    cut); with ``first_line``, only the first non-blank line (how it quotes a
+    system or developer message). A client whose prompt or instructions are
+    long (the command-line clients') is answered with these.
+    """
+    if first_line:
+        text = next((line for line in text.splitlines() if line.strip()), "")
+    flat = " ".join(text.split())
+    if len(flat) <= QUOTE_LIMIT:
+        return flat
+    return flat[: QUOTE_LIMIT - 3].rstrip() + "..."
+
+
 # --------------------------------------------------------------------------
 # functions: client functions the graph calls, then answers from
 # --------------------------------------------------------------------------
