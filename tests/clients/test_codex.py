@@ -335,16 +335,23 @@ def test_interrupt_is_an_unknown_function_to_codex(
 
 def test_multi_agent_namespace_tool(cli_proxy: WireProxy, tmp_path: Path) -> None:
     """Without ``[agents] enabled = false`` Codex also sends its sub-agent
-    functions as a ``namespace`` tool; LGOS takes the request all the same."""
+    functions as a ``namespace`` tool, which LGOS does not serve: the 400
+    names the tool and the Codex setting that turns it off, and the turn
+    fails (docs/clients.md)."""
     turn = codex_turn(cli_proxy, tmp_path, "chat", m.CHAT_PROMPT, config=WITH_AGENTS)
     [post] = turn.posts
-    [namespace] = [t for t in post.body["tools"] if t["type"] == "namespace"]
+    tools = post.body["tools"]
+    [index] = [i for i, tool in enumerate(tools) if tool["type"] == "namespace"]
+    namespace = tools[index]
     assert namespace["name"] == "multi_agent_v1"
     assert {tool["type"] for tool in namespace["tools"]} == {"function"}
     assert "spawn_agent" in {tool["name"] for tool in namespace["tools"]}
-    assert post.status == 200, post.answer[:2000]
-    [message] = turn.items("agent_message")
-    assert message["text"] == m.chat_answer(m.CHAT_PROMPT, *developer_lines(post.body))
+    assert post.status == 400, post.answer[:2000]
+    error = post.json()["error"]
+    assert (error["code"], error["param"]) == ("unsupported_value", f"tools[{index}]")
+    assert "[agents] enabled = false" in error["message"]
+    assert turn.ran.returncode == 1
+    assert turn.events[-1]["type"] == "turn.failed"
 
 
 def test_web_search_tool_is_refused(cli_proxy: WireProxy, tmp_path: Path) -> None:
