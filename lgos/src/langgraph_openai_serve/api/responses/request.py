@@ -15,6 +15,10 @@ Generation controls (``temperature``, ``top_p``, ``max_output_tokens``,
 ``reasoning.effort``) are validated against OpenAI's ranges here and refused
 at decode unless the graph declares them
 (:mod:`~langgraph_openai_serve.api.generation`).
+
+One module: the request's models refer to one another (items, content
+parts, tools, tool choices, options) and together mirror one OpenAI schema,
+``CreateResponse``; the contract tests compare them with it as one set.
 """
 
 from __future__ import annotations
