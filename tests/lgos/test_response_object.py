@@ -29,7 +29,8 @@ from tests.lgos.interrupt_graphs import Counter, interrupt_registry
 pytestmark = pytest.mark.anyio
 
 NOT_ON_LGOS = (
-    # What no request to LGOS can give a value.
+    # Null on a plain first request: LGOS gives them no value of its own (a
+    # request may send some, such as prompt_cache_key, which are echoed).
     "access_programs",
     "conversation",
     "image",
