@@ -94,13 +94,18 @@ class Exchange:
     body: Any
     status: int = 0
     answer: bytes = b""
+    done: threading.Event = field(default_factory=threading.Event)
+    """Set once the proxy has the whole answer (a client may exit on the
+    last chunk, before the proxy's thread has recorded it)."""
 
     def json(self) -> Any:
         """The answer as JSON (an error body, a Response, a Chat Completion)."""
+        self.done.wait(10)
         return json.loads(self.answer)
 
     def events(self) -> list[dict[str, Any]]:
         """The answer's server-sent events' JSON data, in order."""
+        self.done.wait(10)
         found = []
         for line in self.answer.decode().splitlines():
             if line.startswith("data:"):
@@ -213,9 +218,10 @@ def _handler(proxy: WireProxy) -> type[BaseHTTPRequestHandler]:
                     received.append(piece)
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                     self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
                 exchange.answer = b"".join(received)
+                self.wfile.write(b"0\r\n\r\n")
             finally:
+                exchange.done.set()
                 upstream.close()
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_CONNECT = _forward

@@ -650,8 +650,10 @@ def choose_profile(page: Any, profile: str) -> None:
         # but neither the welcome line nor the settings ever came, so
         # on_chat_start's messages did not reach this page. Chainlit 2.12
         # does not run on_chat_start again for a session whose socket
-        # reconnects (upstream Chainlit/chainlit#2535 has the same symptom).
-        # A user reloads; so does the test, once.
+        # reconnects (upstream Chainlit/chainlit#2535 has the same symptom);
+        # lgos_chainlit.reconnect now sends the opening again, which a
+        # profile switch needed (tests/ui/test_chainlit_reconnect.py). If a
+        # page still opens blank, a user reloads; so does the test, once.
         print(f"No welcome line at {page.url} within {UI_TIMEOUT_MS} ms: reloading")
         page.reload()
         expect(welcome).to_be_visible(timeout=UI_TIMEOUT_MS)

@@ -40,6 +40,7 @@ from chainlit.types import ThreadDict
 from openai import AsyncOpenAI
 
 import lgos_chainlit.login  # registers the login and its hint route
+import lgos_chainlit.reconnect  # a page's second socket gets the opening again
 import lgos_chainlit.stopping  # noqa: F401 - Stop posts no message of Chainlit's
 from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.attachments import Attachment, upload_attachment
