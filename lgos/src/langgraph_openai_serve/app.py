@@ -16,6 +16,8 @@ from starlette.middleware import Middleware
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from langgraph_openai_serve.api.api_keys import ApiKeys
+from langgraph_openai_serve.api.auth import ApiKeyMiddleware, tenant_checkpoint_scope
 from langgraph_openai_serve.api.chat.routes import router as chat_router
 from langgraph_openai_serve.api.errors import configure_openai_error_handlers
 from langgraph_openai_serve.api.health import router as health_router
@@ -141,6 +143,12 @@ class LanggraphOpenaiServe:
         background: A ``BackgroundBackend`` running ``background=true``
             Responses for models declaring ``GraphFeature.BACKGROUND``.
         settings: Package settings; read from ``LGOS_*`` variables when None.
+        api_keys: Require one of these keys (``Authorization: Bearer``) on
+            every route under the prefix but the health probes
+            (:mod:`~langgraph_openai_serve.api.auth`); a missing or wrong
+            key is HTTP 401 ``invalid_api_key``. Without ``checkpoint_scope``
+            the scope is then the tenant the key names (``"default"`` for a
+            key without one). None (the default): no authentication.
 
     """
 
@@ -152,10 +160,14 @@ class LanggraphOpenaiServe:
         background: BackgroundBackend | None = None,
         *,
         settings: LgosSettings | None = None,
+        api_keys: ApiKeys | None = None,
     ) -> None:
         self.graph_registry = registry
         self.background = background
-        self.checkpoint_scope = checkpoint_scope or _default_scope
+        self.api_keys = api_keys
+        self.checkpoint_scope = checkpoint_scope or (
+            _default_scope if api_keys is None else tenant_checkpoint_scope
+        )
         self.settings = settings or LgosSettings()
         self.app: FastAPI = app or FastAPI(title=_TITLE, version=get_version())
         self.app.state.graph_registry = registry
@@ -179,8 +191,10 @@ class LanggraphOpenaiServe:
 
         Routes: ``GET {prefix}/models``, ``GET {prefix}/models/{model}``,
         ``POST {prefix}/responses``, ``POST {prefix}/chat/completions``,
-        ``GET {prefix}/health``. Every response of the mount, errors and
-        unknown paths included, carries an ``x-request-id`` header; a
+        ``GET {prefix}/health``. With ``api_keys``, every route but
+        ``{prefix}/health`` (and the paths under it) needs a key. Every
+        response of the mount, errors and unknown paths included, carries an
+        ``x-request-id`` header; a
         WebSocket connection is refused with an explanation (only HTTP is
         served). The
         mounted app's own FastAPI OpenTelemetry is off: the host app's HTTP
@@ -228,12 +242,11 @@ class LanggraphOpenaiServe:
         openai_app.openapi = _openapi(openai_app, documented.routes)
         # Only HTTP is served: a WebSocket no route takes gets an explanation.
         openai_app.router.default = with_websocket_refusal(openai_app.router.default)
-        mount = Mount(
-            prefix,
-            app=openai_app,
-            name="openai",
-            middleware=[Middleware(RequestContextMiddleware)],
-        )
+        middleware = [Middleware(RequestContextMiddleware)]
+        if self.api_keys is not None:
+            # Inside the request context: a refusal has its x-request-id too.
+            middleware.append(Middleware(ApiKeyMiddleware, keys=self.api_keys))
+        mount = Mount(prefix, app=openai_app, name="openai", middleware=middleware)
         # Every path under the prefix belongs to the mount, so every answer
         # there is an OpenAI envelope with an x-request-id: Starlette's path
         # pattern stops at a newline (/v1/models/a%0Ab) unless "." spans it.

@@ -12,6 +12,8 @@ or ``text``) enriched with the request's LGOS fields; see
 
 from __future__ import annotations
 
+import logging
+import logging.config
 import os
 import sys
 from typing import Any
@@ -56,10 +58,50 @@ def _check_factory(factory: str, app_dir: str | None = ".") -> None:
         raise SystemExit(2) from None
 
 
+def _check_security(settings: Any) -> None:
+    """Check the keys and the scope resolver before the server starts.
+
+    A key file that cannot be read, a malformed key entry or a resolver
+    that cannot be imported is one line on stderr and exit status 2.
+
+    Raises:
+        SystemExit: 2, when the keys or the resolver cannot be used.
+
+    """
+    from langgraph_openai_serve.api.api_keys import ApiKeyError
+    from langgraph_openai_serve.server.api_keys import api_keys_from_settings
+    from langgraph_openai_serve.server.app import load_scope_resolver
+
+    try:
+        api_keys_from_settings(settings)
+        if settings.checkpoint_scope_resolver:
+            load_scope_resolver(settings.checkpoint_scope_resolver)
+    except (ApiKeyError, ValueError) as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from None
+
+
+def _warn_if_open(settings: Any, options: dict[str, Any]) -> None:
+    """Log one warning when the API is open on a non-loopback address."""
+    from langgraph_openai_serve.server.api_keys import open_api_warning
+
+    if options.get("uds") or options.get("fd") is not None:
+        return  # a Unix socket or an inherited descriptor: not an address
+    warning = open_api_warning(settings, options.get("host") or "127.0.0.1")
+    if warning is None:
+        return
+    if isinstance(options.get("log_config"), dict):
+        # The records' own format; Uvicorn applies the same config again.
+        logging.config.dictConfig(options["log_config"])
+    logging.getLogger("langgraph_openai_serve.server").warning(warning)
+
+
 def _serve(factory: str, **options: Any) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
 
     _check_factory(factory, options.get("app_dir", "."))
+    settings = _settings()
+    _check_security(settings)
 
     # Uvicorn imports the app by path (also in --workers/--reload children),
     # so the factory path travels in the environment.
@@ -68,8 +110,9 @@ def _serve(factory: str, **options: Any) -> None:
         # Structured records with the request's LGOS fields, unless the
         # operator passed --log-config; Uvicorn applies it in every process.
         options["log_config"] = logging_config(
-            _settings().log_format, options.get("log_level") or "info"
+            settings.log_format, options.get("log_level") or "info"
         )
+    _warn_if_open(settings, options)
     uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
 
 

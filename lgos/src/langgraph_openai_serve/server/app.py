@@ -6,18 +6,22 @@ import asyncio
 import gc
 import importlib
 import inspect
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from starlette.applications import Starlette
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.graph.interrupt import sweep_forever
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.server.api_keys import (
+    api_keys_from_settings,
+    reload_on_sighup,
+)
 from langgraph_openai_serve.server.resources import (
     RegistryFactory,
     ServerResources,
@@ -31,7 +35,60 @@ __all__ = [
     "create_app_from_env",
     "enter_registry",
     "load_factory",
+    "load_scope_resolver",
 ]
+
+ScopeResolver = Callable[[Request], str | Awaitable[str]]
+"""A checkpoint scope resolver: the FastAPI request to a non-empty string."""
+
+
+def _import_attribute(path: str) -> Any:
+    """Import ``"package.module:attribute"`` (dotted attributes allowed).
+
+    Raises:
+        ValueError: ``path`` is not ``module:attribute``, or the module or
+            the attribute does not exist.
+
+    """
+    module_name, _, attribute = path.partition(":")
+    if not module_name or not attribute:
+        msg = f"Expected 'module:attribute', got {path!r}."
+        raise ValueError(msg)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        msg = f"Cannot import module {module_name!r}: {exc}"
+        raise ValueError(msg) from exc
+    found: Any = module
+    for name in attribute.split("."):
+        try:
+            found = getattr(found, name)
+        except AttributeError:
+            msg = f"Module {module_name!r} has no attribute {attribute!r}."
+            raise ValueError(msg) from None
+    return found
+
+
+def load_scope_resolver(path: str) -> ScopeResolver:
+    """Import a checkpoint scope resolver from ``"package.module:attribute"``.
+
+    Raises:
+        ValueError: ``path`` cannot be imported, or names something that is
+            not callable with one argument (the request).
+
+    """
+    resolver = _import_attribute(path)
+    if not callable(resolver):
+        msg = f"{path!r} is not callable."
+        raise ValueError(msg)
+    try:
+        inspect.signature(resolver).bind(None)
+    except TypeError:
+        msg = f"{path!r} cannot take the one argument LGOS passes (the request)."
+        raise ValueError(msg) from None
+    except ValueError:  # a builtin without a signature: call it and see
+        pass
+    return cast("ScopeResolver", resolver)
 
 
 def load_factory(path: str) -> RegistryFactory:
@@ -46,22 +103,7 @@ def load_factory(path: str) -> RegistryFactory:
             passes (:class:`ServerResources`), such as ``def f(): ...``.
 
     """
-    module_name, _, attribute = path.partition(":")
-    if not module_name or not attribute:
-        msg = f"Expected 'module:attribute', got {path!r}."
-        raise ValueError(msg)
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        msg = f"Cannot import module {module_name!r}: {exc}"
-        raise ValueError(msg) from exc
-    factory = module
-    for name in attribute.split("."):
-        try:
-            factory = getattr(factory, name)
-        except AttributeError:
-            msg = f"Module {module_name!r} has no attribute {attribute!r}."
-            raise ValueError(msg) from None
+    factory = _import_attribute(path)
     if isinstance(factory, GraphRegistry):
         msg = (
             f"{path!r} is a GraphRegistry, not a registry factory: point lgos at "
@@ -184,7 +226,10 @@ def install_tracing(settings: ServerSettings) -> None:
 
 
 def create_app(
-    factory: RegistryFactory | str, *, settings: ServerSettings | None = None
+    factory: RegistryFactory | str,
+    *,
+    settings: ServerSettings | None = None,
+    checkpoint_scope: ScopeResolver | None = None,
 ) -> FastAPI:
     """Return the FastAPI app serving ``factory``'s registry.
 
@@ -194,6 +239,9 @@ def create_app(
     the OpenAI routes under ``settings.openai_api_prefix`` with the in-process
     background engine, and runs the
     interrupt TTL sweep every ``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``.
+    With ``LGOS_API_KEYS`` or ``LGOS_API_KEY_FILE`` every OpenAI route but
+    the health probes needs a key, the key's tenant is the checkpoint scope
+    (unless a resolver is given), and ``SIGHUP`` re-reads the key file.
     Once started, it freezes the startup heap (``gc.freeze()``): full garbage
     collections then skip the objects that live as long as the process; and
     it lets the youngest generation grow to
@@ -202,13 +250,20 @@ def create_app(
     Args:
         factory: A registry factory or its ``module:attribute`` path.
         settings: Server settings; read from ``LGOS_*`` variables when None.
+        checkpoint_scope: The checkpoint scope resolver; None loads
+            ``LGOS_CHECKPOINT_SCOPE_RESOLVER`` when it is set, else the
+            scope is the key's tenant (with keys) or ``"default"``.
 
     Raises:
-        ValueError: A factory path that cannot be imported.
+        ValueError: A factory or resolver path that cannot be imported.
+        ApiKeyError: The keys or the key file cannot be used.
 
     """
     settings = settings or ServerSettings()
     registry_factory = load_factory(factory) if isinstance(factory, str) else factory
+    if checkpoint_scope is None and settings.checkpoint_scope_resolver:
+        checkpoint_scope = load_scope_resolver(settings.checkpoint_scope_resolver)
+    api_keys = api_keys_from_settings(settings)
     install_tracing(settings)
 
     @asynccontextmanager
@@ -220,8 +275,14 @@ def create_app(
             if isinstance(background, InMemoryBackgroundBackend):
                 await stack.enter_async_context(background.lifespan(app))
             LanggraphOpenaiServe(
-                registry, app, background=background, settings=settings
+                registry,
+                app,
+                checkpoint_scope=checkpoint_scope,
+                background=background,
+                settings=settings,
+                api_keys=api_keys,
             ).bind_openai_api()
+            stack.enter_context(reload_on_sighup(api_keys))
             if settings.interrupt_sweep_interval_minutes > 0:
                 sweep = asyncio.create_task(
                     sweep_forever(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr
@@ -34,6 +35,16 @@ class ServerSettings(LgosSettings):
         log_format: How ``lgos serve`` and ``lgos worker`` write log records:
             ``json`` (one object per line, the default) or ``text``
             (``LGOS_LOG_FORMAT``); both add the request's LGOS fields.
+        api_keys: Keys ``lgos serve`` requires (``LGOS_API_KEYS``): entries
+            separated by commas or newlines, each ``KEY`` or ``KEY TENANT``.
+            Unset, with no key file, the API needs no key.
+        api_key_file: A file of keys, one ``KEY`` or ``KEY TENANT`` per line
+            (``LGOS_API_KEY_FILE``), read again when it changes or on
+            ``SIGHUP``; used together with ``api_keys``.
+        checkpoint_scope_resolver: ``module:attribute`` of a sync or async
+            callable from the FastAPI ``Request`` to the checkpoint scope
+            (``LGOS_CHECKPOINT_SCOPE_RESOLVER``); it replaces the key
+            tenants as the scope.
 
     """
 
@@ -48,3 +59,6 @@ class ServerSettings(LgosSettings):
     interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)
     background_engine: Literal["memory", "hatchet"] = "memory"
     log_format: Literal["json", "text"] = "json"
+    api_keys: SecretStr | None = None
+    api_key_file: Path | None = None
+    checkpoint_scope_resolver: str | None = None
