@@ -176,6 +176,24 @@ answering_model() {
     fi
 }
 
+# The demo API's key (LGOS_API_KEYS of lgos serve) and, unless set on their
+# own, the key its clients send: the UI, the gateway's proxy and Open WebUI's
+# pipe (--gateway gives the UI and the pipe the gateway's master key instead).
+use_demo_key() {
+    export DEMO_LGOS_API_KEY="${DEMO_LGOS_API_KEY:-lgos-demo}"
+    export DEMO_CHAINLIT_OPENAI_API_KEY="${DEMO_CHAINLIT_OPENAI_API_KEY:-$DEMO_LGOS_API_KEY}"
+    export DEMO_GATEWAY_LGOS_API_KEY="${DEMO_GATEWAY_LGOS_API_KEY:-$DEMO_LGOS_API_KEY}"
+}
+
+# The banner's line about the key: the demo default is shown, a key of your own is not.
+key_line() {
+    if [ "$DEMO_LGOS_API_KEY" = "lgos-demo" ]; then
+        echo "  API key:               lgos-demo (Authorization: Bearer lgos-demo; set DEMO_LGOS_API_KEY to change it)"
+    else
+        echo "  API key:               the value of DEMO_LGOS_API_KEY"
+    fi
+}
+
 # Whether this Compose project has running containers (another `just demo`).
 compose_running() {
     [ -n "$(docker compose ps --status running -q 2>/dev/null)" ]
@@ -249,6 +267,7 @@ announce_ready() {
 
 run_compose() {
     local command=(docker compose up --build --remove-orphans)
+    use_demo_key
     export DEMO_API_PORT="${DEMO_API_PORT:-8000}"
     export DEMO_CHAINLIT_PORT="${DEMO_CHAINLIT_PORT:-8001}"
     export DEMO_CORPUS_PORT="${DEMO_CORPUS_PORT:-8002}"
@@ -302,6 +321,8 @@ run_compose() {
         if [ "$gateway" -eq 1 ]; then
             export DEMO_OPEN_WEBUI_DISCOVERY=litellm
             export DEMO_OPEN_WEBUI_LGOS_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
+        else
+            export DEMO_OPEN_WEBUI_LGOS_API_KEY="${DEMO_OPEN_WEBUI_LGOS_API_KEY:-$DEMO_LGOS_API_KEY}"
         fi
         if [ "$mcp" -eq 1 ]; then
             # Open WebUI's own MCP client calls the server (also with --gateway).
@@ -335,6 +356,7 @@ run_compose() {
         echo "  Open WebUI:            $open_webui_url (the LGOS pipe; no sign-in; the first start takes minutes)"
     fi
     echo "  OpenAI-compatible API: $api"
+    key_line
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT}/v1 (the UI's; /model/info has the lgos models)"
     fi
@@ -419,6 +441,9 @@ run_local() {
     export DEMO_FILES_HOST="${DEMO_FILES_HOST:-127.0.0.1}"
     export DEMO_FILES_PORT="${DEMO_FILES_PORT:-8003}"
     export DEMO_CORPUS_PORT="${DEMO_CORPUS_PORT:-8002}"
+    # The API requires the demo key, as in Compose; its clients send it.
+    use_demo_key
+    export LGOS_API_KEYS="$DEMO_LGOS_API_KEY"
     # One readable log format for every process in the terminal (the Procfile
     # runs the others through scripts/with-lgos-logging.py); LGOS_LOG_FORMAT=json
     # in the environment or .env asks for JSON lines from all of them instead.
@@ -503,6 +528,7 @@ run_local() {
         echo "  Open WebUI:            http://${DEMO_OPEN_WEBUI_HOST}:${DEMO_OPEN_WEBUI_PORT} (the LGOS pipe; no sign-in; ready about a minute after the API)"
     fi
     echo "  OpenAI-compatible API: ${api_url}"
+    key_line
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       ${DEMO_CHAINLIT_OPENAI_BASE_URL} (the UI's; /model/info has the lgos models)"
     fi

@@ -24,6 +24,7 @@ from tests.compose.stack import (
     MissingVariableError,
     argv,
     documented_variables,
+    healthcheck_urls,
     load,
     load_raw,
     passed_through,
@@ -158,6 +159,22 @@ def test_variables_reach_the_containers(compose: dict) -> None:
     assert service_environment(services["postgres"])["POSTGRES_PASSWORD"] == "s3cret"
     # $$ reaches the container as a literal $ for its own shell.
     assert "${POSTGRES_USER}" in services["postgres"]["healthcheck"]["test"][1]
+
+
+def test_the_api_requires_the_demo_key_its_clients_send(compose: dict) -> None:
+    services = compose["services"]
+    assert service_environment(services["api"])["LGOS_API_KEYS"] == "lgos-demo"
+    assert "LGOS_API_KEYS" not in service_environment(services["worker"])
+    ui = service_environment(services["chainlit"])
+    assert ui["DEMO_CHAINLIT_OPENAI_API_KEY"] == "lgos-demo"
+    gateway = service_environment(services["gateway"])
+    assert gateway["DEMO_GATEWAY_LGOS_API_KEY"] == "lgos-demo"
+    pipe = service_environment(services["open-webui-provision"])
+    assert pipe["DEMO_OPEN_WEBUI_LGOS_API_KEY"] == "lgos-demo"
+    # The health check Compose runs needs no key.
+    assert healthcheck_urls(services["api"]) == ["http://127.0.0.1:8000/v1/health"]
+    mine = load({"POSTGRES_PASSWORD": "pw", "DEMO_LGOS_API_KEY": "sk-mine"})
+    assert service_environment(mine["services"]["api"])["LGOS_API_KEYS"] == "sk-mine"
 
 
 def test_images_are_pinned_and_python_services_share_one_build(compose: dict) -> None:

@@ -58,7 +58,7 @@ exit 0
 """
 
 FAKE_UV = """#!/bin/sh
-echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-} DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-} KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-} GATEWAY_LGOS=${DEMO_GATEWAY_LGOS_BASE_URL:-} LITELLM=${DEMO_GATEWAY_LITELLM:-} | MCP_URL=${DEMO_CHAINLIT_MCP_URL:-} MCP_KEY=${DEMO_CHAINLIT_MCP_API_KEY:-} GATEWAY_MCP=${DEMO_GATEWAY_MCP_URL:-} MCP_HOST=${DEMO_MCP_HOST:-} MCP_PORT=${DEMO_MCP_PORT:-} WAIT=${DEMO_UI_WAIT_FOR:-}" >> "$FAKE_LOG"
+echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-} DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-} KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-} GATEWAY_LGOS=${DEMO_GATEWAY_LGOS_BASE_URL:-} LITELLM=${DEMO_GATEWAY_LITELLM:-} | MCP_URL=${DEMO_CHAINLIT_MCP_URL:-} MCP_KEY=${DEMO_CHAINLIT_MCP_API_KEY:-} GATEWAY_MCP=${DEMO_GATEWAY_MCP_URL:-} MCP_HOST=${DEMO_MCP_HOST:-} MCP_PORT=${DEMO_MCP_PORT:-} WAIT=${DEMO_UI_WAIT_FOR:-} | API_KEYS=${LGOS_API_KEYS:-} GATEWAY_KEY=${DEMO_GATEWAY_LGOS_API_KEY:-}" >> "$FAKE_LOG"
 if [ "$1" = run ]; then exit "${FAKE_UP_STATUS:-0}"; fi
 exit 0
 """
@@ -505,7 +505,7 @@ def test_without_gateway_the_ui_talks_to_lgos(demo: Demo) -> None:
     assert "LiteLLM gateway" not in result.stdout
     (start,) = [call for call in demo.calls() if " honcho " in call]
     assert " -f demo/Procfile -d . start api chainlit corpus files | " in start
-    assert "DISCOVERY= KEY= GATEWAY_LGOS= LITELLM=" in start
+    assert "DISCOVERY= KEY=lgos-demo GATEWAY_LGOS= LITELLM=" in start
     assert "MCP_URL= MCP_KEY= GATEWAY_MCP= MCP_HOST= MCP_PORT= WAIT=" in start
 
 
@@ -520,6 +520,34 @@ def test_the_gateway_key_is_the_uis_key(demo: Demo) -> None:
     assert result.returncode == 0, result.stderr
     (start,) = [call for call in demo.calls() if " honcho " in call]
     assert "KEY=sk-mine " in start
+
+
+def test_local_mode_gives_the_api_and_its_clients_the_demo_key(demo: Demo) -> None:
+    """The API requires ``DEMO_LGOS_API_KEY`` (default ``lgos-demo``), as in
+    Compose, and the UI and the gateway's proxy send it; the banner shows the
+    default key only."""
+    result = demo.run("--local")
+    assert result.returncode == 0, result.stderr
+    assert "  API key:               lgos-demo (Authorization: Bearer lgos-demo" in (
+        result.stdout
+    )
+    (start,) = [call for call in demo.calls() if " honcho " in call]
+    assert " KEY=lgos-demo " in start
+    assert start.endswith("| API_KEYS=lgos-demo GATEWAY_KEY=lgos-demo")
+    mine = demo.run(
+        "--local",
+        "--gateway",
+        DEMO_LGOS_API_KEY="sk-own-key",
+        DEMO_GATEWAY_PORT=str(free_port()),
+        DEMO_GATEWAY_LITELLM="/bin/true",
+    )
+    assert mine.returncode == 0, mine.stderr
+    assert "sk-own-key" not in mine.stdout
+    assert "  API key:               the value of DEMO_LGOS_API_KEY" in mine.stdout
+    start = [call for call in demo.calls() if " honcho " in call][-1]
+    # Behind the gateway the UI sends the gateway's key; the gateway sends ours.
+    assert " KEY=lgos-demo " in start
+    assert start.endswith("| API_KEYS=sk-own-key GATEWAY_KEY=sk-own-key")
 
 
 def test_a_busy_gateway_port_is_named(demo: Demo) -> None:
@@ -1025,7 +1053,12 @@ def _open_webui_fields(call: str) -> dict[str, str]:
         (
             [],
             "open-webui",
-            {"OWUI_DISCOVERY": "", "OWUI_KEY": "", "OWUI_MCP": "", "UPSTREAM": ""},
+            {
+                "OWUI_DISCOVERY": "",
+                "OWUI_KEY": "lgos-demo",
+                "OWUI_MCP": "",
+                "UPSTREAM": "",
+            },
         ),
         (
             ["--gateway", "--mcp"],

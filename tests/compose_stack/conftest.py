@@ -117,6 +117,12 @@ class ComposeStack:
         return f"http://127.0.0.1:{self.api_port}/v1"
 
     @property
+    def api_headers(self) -> dict[str, str]:
+        """The demo API's key (``DEMO_LGOS_API_KEY``, default ``lgos-demo``)."""
+        key = self.env.get("DEMO_LGOS_API_KEY") or "lgos-demo"
+        return {"Authorization": f"Bearer {key}"}
+
+    @property
     def corpus_url(self) -> str:
         return f"http://127.0.0.1:{self.corpus_port}"
 

@@ -101,7 +101,15 @@ def test_just_demo_chooses_compose_and_every_service_turns_healthy(
         ("api", "127.0.0.1", stack.api_port),
         ("corpus", "127.0.0.1", stack.corpus_port),
     }
-    models = httpx.get(f"{stack.api_url}/models", timeout=10).json()["data"]
+    # The API needs the demo's key (the UI and the gateway send it); the
+    # health check that Compose runs does not.
+    refused = httpx.get(f"{stack.api_url}/models", timeout=10)
+    assert refused.status_code == 401, refused.text
+    assert refused.json()["error"]["code"] == "invalid_api_key"
+    assert httpx.get(f"{stack.api_url}/health", timeout=10).status_code == 200
+    models = httpx.get(
+        f"{stack.api_url}/models", headers=stack.api_headers, timeout=10
+    ).json()["data"]
     assert {"chat", "deep-research", "files"} <= {m["id"] for m in models}
     # The services run as the image's own user, not root.
     assert stack.compose("exec", "-T", "api", "id", "-un").strip() == "lgos"
@@ -178,25 +186,38 @@ def test_a_background_run_waits_for_the_worker_container_and_it_completes(
                 "tools": [{"type": "web_search"}],
                 "background": True,
             },
+            headers=stack.api_headers,
             timeout=30,
         )
         assert created.status_code == 200, created.text
         response_id = created.json()["id"]
         time.sleep(5)
-        waiting = httpx.get(f"{stack.api_url}/responses/{response_id}", timeout=10)
+        waiting = httpx.get(
+            f"{stack.api_url}/responses/{response_id}",
+            headers=stack.api_headers,
+            timeout=10,
+        )
         assert waiting.json()["status"] == "queued", waiting.text
     finally:
         stack.compose("start", "worker")
 
     def completed() -> bool:
-        body = httpx.get(f"{stack.api_url}/responses/{response_id}", timeout=10).json()
+        body = httpx.get(
+            f"{stack.api_url}/responses/{response_id}",
+            headers=stack.api_headers,
+            timeout=10,
+        ).json()
         assert body["status"] in ("queued", "in_progress", "completed"), body
         return body["status"] == "completed"
 
     wait_until(
         completed, timeout=120, message="the worker container to complete the run"
     )
-    body = httpx.get(f"{stack.api_url}/responses/{response_id}", timeout=10).json()
+    body = httpx.get(
+        f"{stack.api_url}/responses/{response_id}",
+        headers=stack.api_headers,
+        timeout=10,
+    ).json()
     # The run reached the research plan: a question for the user.
     calls = [item["name"] for item in body["output"] if item["type"] == "function_call"]
     assert calls == ["lgos_interrupt"], body["output"]
@@ -290,7 +311,9 @@ def test_just_demo_gateway_mcp_puts_litellm_in_front_of_the_ui_and_the_tools(
         timeout=30,
     ).json()["data"]
     synced = {entry["model_name"]: entry["model_info"].get("lgos") for entry in info}
-    lgos = httpx.get(f"{stack.api_url}/models/chat", timeout=10).json()["lgos"]
+    lgos = httpx.get(
+        f"{stack.api_url}/models/chat", headers=stack.api_headers, timeout=10
+    ).json()["lgos"]
     assert synced["chat"] == lgos
     # The UI container is given the gateway's /mcp and its master key; the
     # MCP server runs as the image's user.

@@ -90,9 +90,13 @@ exec {uv} "$@"
 """
 
 
+# `just demo` gives the API the demo key (DEMO_LGOS_API_KEY, default lgos-demo).
+DEMO_KEY = {"Authorization": "Bearer lgos-demo"}
+
+
 def _ready(url: str) -> bool:
     try:
-        return httpx.get(url, timeout=2).status_code == 200
+        return httpx.get(url, headers=DEMO_KEY, timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -148,7 +152,8 @@ def test_every_local_demo_process_logs_one_readable_format(tmp_path: Path) -> No
             assert demo.poll() is None, log.read_text(errors="replace")
             assert time.monotonic() < deadline, log.read_text(errors="replace")
             time.sleep(0.5)
-        assert httpx.get(api, timeout=10).status_code == 200  # an access line
+        assert httpx.get(api, timeout=10).status_code == 401  # the demo key is on
+        assert httpx.get(api, headers=DEMO_KEY, timeout=10).status_code == 200
         time.sleep(1)
     finally:
         os.killpg(demo.pid, signal.SIGINT)  # what Ctrl-C in the terminal sends

@@ -17,6 +17,9 @@ ROOT_NAMES = {
     # serving
     "LanggraphOpenaiServe",
     "LgosSettings",
+    # API keys
+    "ApiKeys",
+    "api_key_tenant",
     # registration
     "GraphConfig",
     "GraphFeature",
@@ -57,6 +60,8 @@ HOMES = {
     "citation_slice": "langgraph_openai_serve.graph.citations",
     "InMemoryRunCoordinator": "langgraph_openai_serve.graph.coordinator",
     "LgosSettings": "langgraph_openai_serve.settings",
+    "ApiKeys": "langgraph_openai_serve.api.api_keys",
+    "api_key_tenant": "langgraph_openai_serve.api.auth",
     "GenerationControl": "langgraph_openai_serve.graph.generation",
     "GenerationSettings": "langgraph_openai_serve.graph.generation",
 }

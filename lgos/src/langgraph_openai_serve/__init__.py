@@ -11,6 +11,8 @@ Usage::
     LanggraphOpenaiServe(registry=registry, app=app).bind_openai_api()
 """
 
+from langgraph_openai_serve.api.api_keys import ApiKeys
+from langgraph_openai_serve.api.auth import api_key_tenant
 from langgraph_openai_serve.app import LanggraphOpenaiServe
 from langgraph_openai_serve.background import (
     BackgroundBackend,
@@ -44,6 +46,7 @@ from langgraph_openai_serve.request_context import RequestContextFilter
 from langgraph_openai_serve.settings import LgosSettings
 
 __all__ = [
+    "ApiKeys",
     "BackgroundBackend",
     "BackgroundJob",
     "BackgroundRun",
@@ -65,6 +68,7 @@ __all__ = [
     "NamedFunctionToolChoice",
     "OpenAIHTTPException",
     "RequestContextFilter",
+    "api_key_tenant",
     "citation_slice",
     "execute_background_job",
     "status_event",
