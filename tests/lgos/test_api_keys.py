@@ -15,7 +15,14 @@ from fastapi import FastAPI, Request
 from langgraph.checkpoint.memory import InMemorySaver
 from openai import AsyncOpenAI
 
-from langgraph_openai_serve import InMemoryRunCoordinator, LanggraphOpenaiServe
+from langgraph_openai_serve import (
+    GraphConfig,
+    GraphFeature,
+    GraphRegistry,
+    InMemoryBackgroundBackend,
+    InMemoryRunCoordinator,
+    LanggraphOpenaiServe,
+)
 from langgraph_openai_serve.api.api_keys import ApiKeyError, ApiKeys, parse_key_entries
 from langgraph_openai_serve.api.auth import api_key_tenant, bearer_token
 from langgraph_openai_serve.server.api_keys import (
@@ -24,8 +31,9 @@ from langgraph_openai_serve.server.api_keys import (
     open_api_warning,
 )
 from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.testing import OfflineChatModel
 from tests.contract.openapi import validate
-from tests.lgos.graphs import make_registry
+from tests.lgos.graphs import echo_responder, make_registry, model_graph
 from tests.lgos.interrupt_graphs import interrupt_registry
 
 pytestmark = pytest.mark.anyio
@@ -313,6 +321,43 @@ async def test_another_tenants_key_cannot_reach_the_pause(
         input=answers(paused, "approve"),  # type: ignore[arg-type]
     )
     assert resumed.status == "completed"
+
+
+async def test_another_tenants_background_response_is_not_found() -> None:
+    registry = GraphRegistry(
+        graphs={
+            "echo": GraphConfig(
+                graph=model_graph(OfflineChatModel(responder=echo_responder)),
+                description="Echoes in the background.",
+                features=frozenset({GraphFeature.BACKGROUND}),
+            )
+        }
+    )
+    backend = InMemoryBackgroundBackend(registry)
+    app = FastAPI()
+    keys = ApiKeys({ALPHA: "acme", BETA: "globex"})
+    LanggraphOpenaiServe(
+        registry, app, background=backend, api_keys=keys
+    ).bind_openai_api()
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        backend.lifespan(),
+        httpx.AsyncClient(transport=transport, base_url="http://lgos") as http,
+    ):
+        acme, globex = sdk(http, ALPHA), sdk(http, BETA)
+        queued = await acme.responses.create(model="echo", input="bg", background=True)
+        unknown = queued.id[:-4] + ("0000" if queued.id[-4:] != "0000" else "1111")
+        for call in (globex.responses.retrieve, globex.responses.cancel):
+            with pytest.raises(openai.NotFoundError) as theirs:
+                await call(queued.id)
+            with pytest.raises(openai.NotFoundError) as nobodys:
+                await call(unknown)
+            assert theirs.value.code == nobodys.value.code == "not_found"
+            assert theirs.value.param == nobodys.value.param
+            assert theirs.value.message.replace(queued.id, unknown) == (
+                nobodys.value.message
+            )
+        assert (await acme.responses.retrieve(queued.id)).id == queued.id
 
 
 async def test_the_applications_resolver_wins_and_can_read_the_tenant() -> None:

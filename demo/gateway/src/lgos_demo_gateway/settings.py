@@ -39,8 +39,9 @@ class GatewaySettings(BaseSettings):
         lgos_base_url: LGOS's OpenAI base URL (with `/v1`), which the sync reads
             and the proxy forwards to; by default the demo API's, from
             `DEMO_API_HOST` and `DEMO_API_PORT` (`http://127.0.0.1:8000/v1`).
-        lgos_api_key: The bearer key the proxy sends to LGOS (LGOS checks none;
-            a proxy in front of it may).
+        lgos_api_key: The bearer key the proxy sends to LGOS: one of its
+            ``LGOS_API_KEYS`` (the demo's ``DEMO_LGOS_API_KEY``), any value
+            when LGOS runs without keys.
         host: Interface the LiteLLM proxy binds (loopback by default).
         port: Port the LiteLLM proxy listens on.
         master_key: The proxy's master key: clients send it as their OpenAI API

@@ -140,8 +140,8 @@ def fetch_models(
 
     Args:
         base_url: LGOS's OpenAI base URL, e.g. `http://127.0.0.1:8000/v1`.
-        api_key: Sent as a bearer token when not empty (LGOS checks none; a
-            proxy in front of it may).
+        api_key: Sent as a bearer token when not empty (LGOS's key when it
+            requires one, or a proxy's in front of it).
         wait_seconds: How long to retry while nothing accepts connections.
         timeout: Seconds per request.
 

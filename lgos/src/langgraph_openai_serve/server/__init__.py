@@ -3,7 +3,11 @@
 Install ``langgraph-openai-serve[server]``.
 """
 
-from langgraph_openai_serve.server.app import create_app, load_factory
+from langgraph_openai_serve.server.app import (
+    create_app,
+    load_factory,
+    load_scope_resolver,
+)
 from langgraph_openai_serve.server.resources import (
     RegistryFactory,
     ServerResources,
@@ -17,5 +21,6 @@ __all__ = [
     "ServerSettings",
     "create_app",
     "load_factory",
+    "load_scope_resolver",
     "open_resources",
 ]

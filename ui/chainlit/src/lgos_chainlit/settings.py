@@ -19,7 +19,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from lgos_chainlit.paths import DEFAULT_DATA_DIR
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
-# LGOS enforces no authentication; the OpenAI SDK still insists on *a* key.
+# The demo API's key (DEMO_LGOS_API_KEY of `just demo`); LGOS itself needs one
+# only when it is given keys, but the OpenAI SDK always insists on *a* key.
 PLACEHOLDER_API_KEY = "lgos-demo"
 DEFAULT_FILES_BASE_URL = "http://127.0.0.1:8003/v1"
 
