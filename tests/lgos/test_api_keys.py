@@ -12,8 +12,9 @@ import httpx
 import openai
 import pytest
 from fastapi import FastAPI, Request
+from fastapi.testclient import TestClient
 from langgraph.checkpoint.memory import InMemorySaver
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, OpenAI
 
 from langgraph_openai_serve import (
     GraphConfig,
@@ -30,6 +31,7 @@ from langgraph_openai_serve.server.api_keys import (
     is_loopback,
     open_api_warning,
 )
+from langgraph_openai_serve.server.app import create_app, load_scope_resolver
 from langgraph_openai_serve.server.settings import ServerSettings
 from langgraph_openai_serve.testing import OfflineChatModel
 from tests.contract.openapi import validate
@@ -453,3 +455,45 @@ def test_the_open_api_warning_rule() -> None:
         ServerSettings(checkpoint_scope_resolver="my_app:scope"),
     ):
         assert open_api_warning(settings, "0.0.0.0") is None
+
+
+# --- lgos serve's app factory ----------------------------------------------
+
+
+def one_scope(request: Request) -> str:
+    """A resolver for ``LGOS_CHECKPOINT_SCOPE_RESOLVER``: every tenant together."""
+    return "everyone"
+
+
+def test_the_app_factory_takes_keys_and_a_resolver_from_settings() -> None:
+    settings = ServerSettings(
+        api_keys=f"{ALPHA} acme,{BETA} globex",
+        checkpoint_scope_resolver=f"{__name__}:one_scope",
+    )
+    app = create_app(
+        "tests.lgos.interrupt_graphs:serve_interrupt_registry", settings=settings
+    )
+    with TestClient(app) as http:
+        assert http.get("/v1/models").status_code == 401
+        acme = OpenAI(base_url="http://testserver/v1", api_key=ALPHA, http_client=http)
+        paused = acme.responses.create(model="approval", input="x")
+        # The resolver, not the tenants, decides: globex reaches acme's pause.
+        resumed = acme.with_options(api_key=BETA).responses.create(
+            model="approval",
+            previous_response_id=paused.id,
+            input=answers(paused, "approve"),  # type: ignore[arg-type]
+        )
+        assert resumed.status == "completed"
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("tests.nowhere:scope", "Cannot import module"),
+        (f"{__name__}:ALPHA", "is not callable"),
+        (f"{__name__}:get_raw", "cannot take the one argument"),
+    ],
+)
+def test_a_resolver_that_cannot_be_used_is_named(path: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        load_scope_resolver(path)
