@@ -29,6 +29,7 @@ from langgraph_openai_serve.api.query import (
 )
 from langgraph_openai_serve.api.responses.jobs import BackgroundBackend
 from langgraph_openai_serve.api.responses.routes import router as responses_router
+from langgraph_openai_serve.api.shutdown import ShutdownMiddleware, ShutdownState
 from langgraph_openai_serve.api.websocket import with_websocket_refusal
 from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
 from langgraph_openai_serve.graph.registry import GraphRegistry
@@ -142,6 +143,12 @@ class LanggraphOpenaiServe:
             Responses for models declaring ``GraphFeature.BACKGROUND``.
         settings: Package settings; read from ``LGOS_*`` variables when None.
 
+    Attributes:
+        shutdown: The mount's :class:`~.api.shutdown.ShutdownState`: a server
+            stopping gracefully calls its ``begin()`` (new requests get 503
+            ``server_shutting_down``), ``wait_idle(seconds)`` and
+            ``stop_runs()``; ``lgos serve`` does so on SIGTERM.
+
     """
 
     def __init__(
@@ -159,6 +166,7 @@ class LanggraphOpenaiServe:
         self.settings = settings or LgosSettings()
         self.app: FastAPI = app or FastAPI(title=_TITLE, version=get_version())
         self.app.state.graph_registry = registry
+        self.shutdown = ShutdownState()
         self._openai_app: FastAPI | None = None
 
     @property
@@ -180,7 +188,9 @@ class LanggraphOpenaiServe:
         Routes: ``GET {prefix}/models``, ``GET {prefix}/models/{model}``,
         ``POST {prefix}/responses``, ``POST {prefix}/chat/completions``,
         ``GET {prefix}/health``. Every response of the mount, errors and
-        unknown paths included, carries an ``x-request-id`` header; a
+        unknown paths included, carries an ``x-request-id`` header; once
+        :attr:`shutdown` has begun, every route but ``{prefix}/health``
+        answers 503 ``server_shutting_down`` with ``Retry-After``; a
         WebSocket connection is refused with an explanation (only HTTP is
         served). The
         mounted app's own FastAPI OpenTelemetry is off: the host app's HTTP
@@ -213,6 +223,7 @@ class LanggraphOpenaiServe:
         openai_app.state.background_backend = self.background
         openai_app.state.created = int(time.time())
         openai_app.state.max_request_bytes = self.settings.max_request_bytes
+        openai_app.state.run_stop = self.shutdown.run_stop
         configure_openai_error_handlers(openai_app)
         # The routers declare (and document) the routes; the app serves their
         # endpoints as plain Starlette routes.
@@ -232,7 +243,10 @@ class LanggraphOpenaiServe:
             prefix,
             app=openai_app,
             name="openai",
-            middleware=[Middleware(RequestContextMiddleware)],
+            middleware=[
+                Middleware(RequestContextMiddleware),
+                Middleware(ShutdownMiddleware, state=self.shutdown),
+            ],
         )
         # Every path under the prefix belongs to the mount, so every answer
         # there is an OpenAI envelope with an x-request-id: Starlette's path

@@ -13,7 +13,9 @@ or ``text``) enriched with the request's LGOS fields; see
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from types import FrameType
 from typing import Any
 
 try:
@@ -56,9 +58,17 @@ def _check_factory(factory: str, app_dir: str | None = ".") -> None:
         raise SystemExit(2) from None
 
 
+def _exit_cleanly(_signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
 def _serve(factory: str, **options: Any) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
 
+    # Uvicorn shuts down gracefully on SIGTERM, then raises the signal again
+    # with the handler it found: this one, so that a requested stop exits 0
+    # (with the default handler the process would die of the signal).
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     _check_factory(factory, options.get("app_dir", "."))
 
     # Uvicorn imports the app by path (also in --workers/--reload children),

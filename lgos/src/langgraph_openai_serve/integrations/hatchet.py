@@ -31,6 +31,7 @@ import os
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -59,6 +60,7 @@ __all__ = [
     "WorkerLostError",
     "create_hatchet_task",
     "hatchet_client",
+    "readiness_check",
 ]
 
 TASK_NAME = "lgos-background-response"
@@ -112,6 +114,27 @@ def hatchet_client() -> Hatchet:
     if os.environ.get("HATCHET_CLIENT_EMBEDDED_BINARY_PATH"):
         return Hatchet.from_embedded()
     return Hatchet()
+
+
+def readiness_check(hatchet: Hatchet, timeout: float) -> Callable[[], Awaitable[None]]:
+    """Return a check that the Hatchet engine's REST API reports itself ready.
+
+    The check asks the engine's readiness route (``GET /api/ready``, through
+    the SDK's REST client) within ``timeout`` seconds; one client, and so one
+    kept-alive connection, serves every call. The readiness check
+    ``hatchet`` of ``lgos serve``.
+
+    The returned check raises whatever the request raised (a refused or timed
+    out connection, a non-2xx answer).
+    """
+    from hatchet_sdk.clients.rest.api.healthcheck_api import HealthcheckApi
+
+    api = HealthcheckApi(hatchet.runs.client())
+
+    async def check() -> None:
+        await asyncio.to_thread(api.readiness_get, _request_timeout=timeout)
+
+    return check
 
 
 def create_hatchet_task(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from langgraph_openai_serve.graph.coordinator import (
     RunCoordinator,
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.server.health import READY_TIMEOUT_SECONDS, ReadinessChecks
 from langgraph_openai_serve.server.settings import ServerSettings
 
 __all__ = ["RegistryFactory", "ServerResources", "open_resources"]
@@ -56,7 +58,9 @@ _KEEPALIVES = {
 
 
 @asynccontextmanager
-async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResources]:
+async def open_resources(
+    settings: ServerSettings, *, checks: ReadinessChecks | None = None
+) -> AsyncIterator[ServerResources]:
     """Open the resources for one server process.
 
     With ``LGOS_POSTGRES_URI``: one connection pool (autocommit, no prepared
@@ -67,6 +71,12 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
     (``LeaseSessionPostgresSaver``) — migrated at start-up under a retried
     advisory lock. Without it: in-memory
     equivalents, valid for one process only.
+
+    Args:
+        settings: The server settings.
+        checks: When given, receives the readiness checks of what was
+            opened: ``postgres`` (the pool hands out a connection that
+            answers ``select 1``) when PostgreSQL is configured.
 
     Yields:
         The open :class:`ServerResources`, closed when the context exits.
@@ -86,6 +96,7 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
     from langgraph_openai_serve.integrations.postgres import (
         PostgresRunCoordinator,
         check_connection,
+        check_pool,
         setup_storage,
     )
     from langgraph_openai_serve.integrations.postgres_saver import (
@@ -117,6 +128,10 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
         checkpointer = LeaseSessionPostgresSaver(pool, coordinator)
         store = AsyncPostgresStore(pool)  # type: ignore[arg-type]
         await setup_storage(pool, [checkpointer.setup, store.setup])
+        if checks is not None:
+            checks["postgres"] = functools.partial(
+                check_pool, pool, READY_TIMEOUT_SECONDS
+            )
         yield ServerResources(
             checkpointer=checkpointer,
             store=store,
