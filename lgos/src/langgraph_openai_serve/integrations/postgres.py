@@ -45,7 +45,6 @@ __all__ = [
     "PostgresRunCoordinator",
     "advisory_lock_id",
     "check_connection",
-    "check_pool",
     "setup_storage",
 ]
 
@@ -129,25 +128,6 @@ async def check_connection(connection: Any) -> None:
         quiet = False
     if not quiet:
         await AsyncConnectionPool.check_connection(connection)
-
-
-async def check_pool(pool: AsyncConnectionPool[Any], seconds: float) -> None:
-    """Check that ``pool`` hands out a working connection within ``seconds``.
-
-    Borrows a pooled connection (opening one only when the pool has none
-    idle, as any request would) and runs ``select 1`` on it: the readiness
-    check of ``lgos serve``.
-
-    Raises:
-        psycopg_pool.PoolTimeout: No connection came free, or none could be
-            opened, within ``seconds``.
-        psycopg.Error: The query failed.
-        TimeoutError: The query did not answer within ``seconds``.
-
-    """
-    async with asyncio.timeout(seconds):
-        async with pool.connection(timeout=seconds) as connection:
-            await connection.execute("select 1")
 
 
 def advisory_lock_id(key: str) -> int:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
@@ -20,7 +22,7 @@ from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.health import READY_TIMEOUT_SECONDS, ReadinessChecks
 from langgraph_openai_serve.server.settings import ServerSettings
 
-__all__ = ["RegistryFactory", "ServerResources", "open_resources"]
+__all__ = ["RegistryFactory", "ServerResources", "check_pool", "open_resources"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,25 @@ _KEEPALIVES = {
     "keepalives_interval": 5,
     "keepalives_count": 3,
 }
+
+
+async def check_pool(pool: Any, seconds: float) -> None:
+    """Check that ``pool`` hands out a working connection within ``seconds``.
+
+    Borrows a pooled connection from the ``psycopg_pool.AsyncConnectionPool``
+    (opening one only when none is idle, as any request would) and runs
+    ``select 1`` on it: the readiness check ``postgres`` of ``lgos serve``.
+
+    Raises:
+        psycopg_pool.PoolTimeout: No connection came free, or none could be
+            opened, within ``seconds``.
+        psycopg.Error: The query failed.
+        TimeoutError: The query did not answer within ``seconds``.
+
+    """
+    async with asyncio.timeout(seconds):
+        async with pool.connection(timeout=seconds) as connection:
+            await connection.execute("select 1")
 
 
 @asynccontextmanager
@@ -96,7 +117,6 @@ async def open_resources(
     from langgraph_openai_serve.integrations.postgres import (
         PostgresRunCoordinator,
         check_connection,
-        check_pool,
         setup_storage,
     )
     from langgraph_openai_serve.integrations.postgres_saver import (
