@@ -52,6 +52,7 @@ from langgraph_openai_serve.background import (
 )
 from langgraph_openai_serve.errors import ServerError
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.run_stop import RunStop
 
 __all__ = [
     "TASK_NAME",
@@ -143,6 +144,7 @@ def create_hatchet_task(
     name: str = TASK_NAME,
     schedule_timeout: timedelta = SCHEDULE_TIMEOUT,
     execution_timeout: timedelta = EXECUTION_TIMEOUT,
+    stop: RunStop | None = None,
 ) -> Any:
     """Register the background-Response task on ``hatchet``.
 
@@ -152,7 +154,9 @@ def create_hatchet_task(
     digest. It runs :func:`execute_background_job` with the registry that the
     worker's lifespan yields (``ctx.lifespan``); the job's ``request_id`` (the
     submitting request's ``x-request-id``) is the worker's ``request_id`` log
-    field and the run's ``lgos.request_id`` metadata.
+    field and the run's ``lgos.request_id`` metadata. ``stop``, when given,
+    is handed to every run: ``lgos worker`` triggers it once its shutdown
+    grace period is over.
 
     Returns:
         The Hatchet standalone task.
@@ -182,7 +186,9 @@ def create_hatchet_task(
             # it by hand): a graph run is never repeated.
             raise WorkerLostError(WorkerLostError.MESSAGE)
         job = BackgroundJob.from_json(task_input.job)
-        return await execute_background_job(job, ctx.workflow_run_id, registry)
+        return await execute_background_job(
+            job, ctx.workflow_run_id, registry, stop=stop
+        )
 
     return run_background_response
 

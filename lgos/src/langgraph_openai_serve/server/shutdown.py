@@ -35,8 +35,9 @@ from types import FrameType
 from typing import Any
 
 from langgraph_openai_serve.api.shutdown import ShutdownState
+from langgraph_openai_serve.graph.run_stop import RunStop
 
-__all__ = ["STOP_WAIT_SECONDS", "drain", "install_drain"]
+__all__ = ["STOP_WAIT_SECONDS", "drain", "install_drain", "stop_after_grace"]
 
 logger = logging.getLogger(__name__)
 
@@ -153,3 +154,48 @@ def install_drain(shutdown: ShutdownState, grace: float) -> Callable[[], None] |
             signal.signal(signal.SIGTERM, uvicorn_handler)
 
     return uninstall
+
+
+def stop_after_grace(stop: RunStop, grace: float) -> Callable[[], None] | None:
+    """Bound a SIGTERM handler's wait for running tasks: ``lgos worker``'s drain.
+
+    Wraps the SIGTERM handler in place (the Hatchet SDK's: stop taking
+    tasks, wait for the running ones, exit): it still runs on the first
+    SIGTERM, and ``grace`` seconds later ``stop`` stops the runs still
+    executing. A second SIGTERM stops them at once, instead of the SDK's
+    forced exit. Call it from a coroutine on the worker's loop, in the main
+    thread; elsewhere nothing is installed.
+
+    Returns:
+        A function restoring the wrapped handler, or None when nothing was
+        installed.
+
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGTERM)
+    if not callable(handler):
+        return None
+    loop = asyncio.get_running_loop()
+    signalled: list[int] = []
+
+    def stop_now() -> None:
+        if not stop.stopped:
+            logger.warning("Shutting down: stopping the runs still executing")
+        stop.stop()
+
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+        if signalled:
+            loop.call_soon_threadsafe(stop_now)
+            return
+        signalled.append(signum)
+        handler(signum, frame)
+        loop.call_soon_threadsafe(loop.call_later, grace, stop_now)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+    def restore() -> None:
+        if signal.getsignal(signal.SIGTERM) is on_sigterm:
+            signal.signal(signal.SIGTERM, handler)
+
+    return restore
