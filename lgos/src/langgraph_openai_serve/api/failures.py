@@ -7,6 +7,8 @@ failure event), and the background worker (a ``failed`` Response).
 
 from __future__ import annotations
 
+import logging
+
 from langgraph_openai_serve.errors import (
     SERVER_ERROR,
     GraphError,
@@ -27,6 +29,7 @@ __all__ = [
     "SERVER_SHUTTING_DOWN",
     "failure_code",
     "failure_message",
+    "log_stream_failure",
     "run_error",
     "shutting_down",
 ]
@@ -100,3 +103,15 @@ def run_error(exc: Exception) -> OpenAIHTTPException | None:
             status_code=503,
         )
     return None
+
+
+def log_stream_failure(logger: logging.Logger, exc: BaseException, model: str) -> None:
+    """Log a streamed run's failure: one warning for a stopped run, else the traceback.
+
+    A run stopped by a shutting-down server is expected (the drain logs why);
+    any other failure is logged with its traceback, once.
+    """
+    if isinstance(exc, RunStoppedError):
+        logger.warning("Streaming run stopped: shutting down (model %s)", model)
+    else:
+        logger.exception("Streaming graph run failed (model %s)", model, exc_info=exc)
