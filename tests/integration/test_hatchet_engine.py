@@ -217,6 +217,33 @@ def test_worker_killed_mid_run_fails_the_response_and_frees_the_pause(
             assert resumed.output_text == "Decision: approve"
 
 
+def test_sigterm_drains_the_worker_and_stops_runs_past_the_grace(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """`lgos worker` on SIGTERM: Hatchet's drain, bounded by the grace period."""
+    with api(tmp_path, env) as client:
+        root = str(client.base_url).removesuffix("/v1/")
+        ready = httpx.get(f"{root}/health/ready")
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["checks"]["hatchet"] == "ok"
+        grace = {**env, "LGOS_SHUTDOWN_GRACE_SECONDS": "1"}
+        with worker(tmp_path, grace, name="draining") as draining:
+            previous, call_id = pause(client)
+            run = answer(client, previous, call_id, "slow", background=True)
+            wait_status(client, run.id, {"in_progress"})
+            draining.send_signal(signal.SIGTERM)
+            # Well before the run's own minute: stopped after the grace period.
+            assert draining.wait(45) == 0
+        failed = wait_status(client, run.id, {"failed", "completed", "cancelled"})
+        assert failed.status == "failed"
+        assert failed.error is not None
+        assert "shutting down" in failed.error.message
+        # The stopped resume kept its pause and let go of its lease.
+        resumed = answer_once_free(client, previous, call_id, "approve")
+        assert resumed.status == "completed", resumed
+        assert resumed.output_text == "Decision: approve"
+
+
 def test_deep_research_sdk_example(tmp_path: Path, env: dict[str, str]) -> None:
     """Seed 003's example: plan in the foreground, research in the background."""
     with (

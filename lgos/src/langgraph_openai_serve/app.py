@@ -31,6 +31,7 @@ from langgraph_openai_serve.api.query import (
 )
 from langgraph_openai_serve.api.responses.jobs import BackgroundBackend
 from langgraph_openai_serve.api.responses.routes import router as responses_router
+from langgraph_openai_serve.api.shutdown import ShutdownMiddleware, ShutdownState
 from langgraph_openai_serve.api.websocket import with_websocket_refusal
 from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
 from langgraph_openai_serve.graph.registry import GraphRegistry
@@ -150,6 +151,12 @@ class LanggraphOpenaiServe:
             the scope is then the tenant the key names (``"default"`` for a
             key without one). None (the default): no authentication.
 
+    Attributes:
+        shutdown: The mount's :class:`~.api.shutdown.ShutdownState`: a server
+            stopping gracefully calls its ``begin()`` (new requests get 503
+            ``server_shutting_down``), ``wait_idle(seconds)`` and
+            ``stop_runs()``; ``lgos serve`` does so on SIGTERM.
+
     """
 
     def __init__(
@@ -171,6 +178,7 @@ class LanggraphOpenaiServe:
         self.settings = settings or LgosSettings()
         self.app: FastAPI = app or FastAPI(title=_TITLE, version=get_version())
         self.app.state.graph_registry = registry
+        self.shutdown = ShutdownState()
         self._openai_app: FastAPI | None = None
 
     @property
@@ -194,7 +202,9 @@ class LanggraphOpenaiServe:
         ``GET {prefix}/health``. With ``api_keys``, every route but
         ``{prefix}/health`` (and the paths under it) needs a key. Every
         response of the mount, errors and unknown paths included, carries an
-        ``x-request-id`` header; a
+        ``x-request-id`` header; once :attr:`shutdown` has begun, every route
+        but ``{prefix}/health`` answers 503 ``server_shutting_down`` with
+        ``Retry-After``; a
         WebSocket connection is refused with an explanation (only HTTP is
         served). The
         mounted app's own FastAPI OpenTelemetry is off: the host app's HTTP
@@ -227,6 +237,7 @@ class LanggraphOpenaiServe:
         openai_app.state.background_backend = self.background
         openai_app.state.created = int(time.time())
         openai_app.state.max_request_bytes = self.settings.max_request_bytes
+        openai_app.state.run_stop = self.shutdown.run_stop
         configure_openai_error_handlers(openai_app)
         # The routers declare (and document) the routes; the app serves their
         # endpoints as plain Starlette routes.
@@ -242,7 +253,10 @@ class LanggraphOpenaiServe:
         openai_app.openapi = _openapi(openai_app, documented.routes)
         # Only HTTP is served: a WebSocket no route takes gets an explanation.
         openai_app.router.default = with_websocket_refusal(openai_app.router.default)
-        middleware = [Middleware(RequestContextMiddleware)]
+        middleware = [
+            Middleware(RequestContextMiddleware),
+            Middleware(ShutdownMiddleware, state=self.shutdown),
+        ]
         if self.api_keys is not None:
             # Inside the request context: a refusal has its x-request-id too.
             middleware.append(Middleware(ApiKeyMiddleware, keys=self.api_keys))

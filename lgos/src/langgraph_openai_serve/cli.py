@@ -15,7 +15,9 @@ from __future__ import annotations
 import logging
 import logging.config
 import os
+import signal
 import sys
+from types import FrameType
 from typing import Any
 
 try:
@@ -96,9 +98,17 @@ def _warn_if_open(settings: Any, options: dict[str, Any]) -> None:
     logging.getLogger("langgraph_openai_serve.server").warning(warning)
 
 
+def _exit_cleanly(_signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
 def _serve(factory: str, **options: Any) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
 
+    # Uvicorn shuts down gracefully on SIGTERM, then raises the signal again
+    # with the handler it found: this one, so that a requested stop exits 0
+    # (with the default handler the process would die of the signal).
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     _check_factory(factory, options.get("app_dir", "."))
     settings = _settings()
     _check_security(settings)

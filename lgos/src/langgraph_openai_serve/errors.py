@@ -9,6 +9,7 @@ error envelope (``ErrorResponse`` in OpenAI's OpenAPI document)::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from starlette import status
@@ -57,7 +58,7 @@ class OpenAIHTTPException(Exception):
 
     Route code raises it (or its subclass :class:`InvalidRequestError`); the
     handlers installed on the OpenAI app render it as the error envelope with
-    ``status_code``.
+    ``status_code`` and ``headers`` (such as ``Retry-After``), if any.
     """
 
     def __init__(
@@ -68,6 +69,7 @@ class OpenAIHTTPException(Exception):
         type: str,
         param: str | None = None,
         code: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -75,6 +77,7 @@ class OpenAIHTTPException(Exception):
         self.type = type
         self.param = param
         self.code = code
+        self.headers = dict(headers) if headers else None
 
     def envelope(self) -> dict[str, dict[str, Any]]:
         """Return this error as OpenAI's error envelope."""
@@ -120,6 +123,7 @@ class ServerError(OpenAIHTTPException):
             in the server log).
         code: A more specific code, for example ``idempotency_key_pending``.
         status_code: 500 unless the failure is temporary (503).
+        headers: Extra response headers, such as ``Retry-After`` on a 503.
 
     """
 
@@ -129,8 +133,15 @@ class ServerError(OpenAIHTTPException):
         *,
         code: str = SERVER_ERROR,
         status_code: int = status.HTTP_500_INTERNAL_SERVER_ERROR,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(message, status_code=status_code, type=SERVER_ERROR, code=code)
+        super().__init__(
+            message,
+            status_code=status_code,
+            type=SERVER_ERROR,
+            code=code,
+            headers=headers,
+        )
 
 
 class GraphError(RuntimeError):

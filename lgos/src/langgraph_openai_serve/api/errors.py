@@ -252,7 +252,10 @@ async def _validation_error(_request: Request, exc: Exception) -> Response:
 
 async def _openai_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, OpenAIHTTPException)
-    return json_response(exc.envelope(), exc.status_code)
+    response = json_response(exc.envelope(), exc.status_code)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
 
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}

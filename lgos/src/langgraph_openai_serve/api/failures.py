@@ -7,6 +7,8 @@ failure event), and the background worker (a ``failed`` Response).
 
 from __future__ import annotations
 
+import logging
+
 from langgraph_openai_serve.errors import (
     SERVER_ERROR,
     GraphError,
@@ -19,18 +21,29 @@ from langgraph_openai_serve.graph.coordinator import (
     LeasesExhaustedError,
     RunBusyError,
 )
+from langgraph_openai_serve.graph.run_stop import RunStoppedError
 
-__all__ = ["RUN_LEASE_LOST", "failure_code", "failure_message", "run_error"]
+__all__ = [
+    "RETRY_AFTER_SECONDS",
+    "RUN_LEASE_LOST",
+    "SERVER_SHUTTING_DOWN",
+    "failure_code",
+    "failure_message",
+    "log_stream_failure",
+    "run_error",
+    "shutting_down",
+]
 
 
 def failure_message(exc: BaseException) -> str:
     """Client-safe text for a failed run: LGOS's own messages, else a generic one.
 
     Exceptions raised by graph code may carry internal details, so only
-    messages LGOS wrote reach the client: :class:`GraphError` and
-    :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError`.
+    messages LGOS wrote reach the client: :class:`GraphError`,
+    :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError` and
+    :class:`~langgraph_openai_serve.graph.run_stop.RunStoppedError`.
     """
-    if isinstance(exc, GraphError | LeaseLostError):
+    if isinstance(exc, GraphError | LeaseLostError | RunStoppedError):
         return str(exc)
     return "The graph run failed."
 
@@ -39,9 +52,36 @@ RUN_LEASE_LOST = "run_lease_lost"
 """The error ``code`` of a run stopped because its lease was lost (HTTP 503)."""
 
 
+SERVER_SHUTTING_DOWN = "server_shutting_down"
+"""The error ``code`` of a request refused, or a run stopped, because the
+server is shutting down (HTTP 503 with ``Retry-After``): retry it, on another
+replica."""
+
+RETRY_AFTER_SECONDS = 1
+"""The ``Retry-After`` (seconds) of a ``server_shutting_down`` answer."""
+
+
+def shutting_down(message: str | None = None) -> ServerError:
+    """Return the retryable 503 ``server_shutting_down`` error, with ``Retry-After``."""
+    return ServerError(
+        message or "The server is shutting down; retry the request.",
+        code=SERVER_SHUTTING_DOWN,
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
 def failure_code(exc: BaseException) -> str:
-    """Return a failed run's error ``code``: ``run_lease_lost`` or ``server_error``."""
-    return RUN_LEASE_LOST if isinstance(exc, LeaseLostError) else SERVER_ERROR
+    """Return a failed run's error ``code``.
+
+    ``run_lease_lost`` for a lost lease, ``server_shutting_down`` for a run the
+    shutting-down server stopped, else ``server_error``.
+    """
+    if isinstance(exc, LeaseLostError):
+        return RUN_LEASE_LOST
+    if isinstance(exc, RunStoppedError):
+        return SERVER_SHUTTING_DOWN
+    return SERVER_ERROR
 
 
 def run_error(exc: Exception) -> OpenAIHTTPException | None:
@@ -63,3 +103,15 @@ def run_error(exc: Exception) -> OpenAIHTTPException | None:
             status_code=503,
         )
     return None
+
+
+def log_stream_failure(logger: logging.Logger, exc: BaseException, model: str) -> None:
+    """Log a streamed run's failure: one warning for a stopped run, else the traceback.
+
+    A run stopped by a shutting-down server is expected (the drain logs why);
+    any other failure is logged with its traceback, once.
+    """
+    if isinstance(exc, RunStoppedError):
+        logger.warning("Streaming run stopped: shutting down (model %s)", model)
+    else:
+        logger.exception("Streaming graph run failed (model %s)", model, exc_info=exc)

@@ -27,6 +27,7 @@ from langgraph_openai_serve.api.failures import (
     RUN_LEASE_LOST,
     failure_message,
     run_error,
+    shutting_down,
 )
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import sse_response
@@ -37,6 +38,7 @@ from langgraph_openai_serve.errors import (
 from langgraph_openai_serve.graph.coordinator import (
     LeaseLostError,
 )
+from langgraph_openai_serve.graph.run_stop import RunStoppedError
 from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.request_context import (
@@ -162,8 +164,10 @@ class HttpRun:
 
         Raises:
             OpenAIHTTPException: ``work``'s own error, unchanged.
-            ServerError: 503 ``run_lease_lost``, or 500 for a graph failure
-                (logged with its traceback).
+            ServerError: 503 ``run_lease_lost``; 503 ``server_shutting_down``
+                (with ``Retry-After``) for a run the shutting-down server
+                stopped; or 500 for a graph failure (logged with its
+                traceback).
 
         """
         model = self.session.request.model
@@ -177,6 +181,9 @@ class HttpRun:
         except LeaseLostError as exc:
             logger.error("Run stopped: its lease was lost (model %s)", model)
             raise ServerError(str(exc), code=RUN_LEASE_LOST, status_code=503) from exc
+        except RunStoppedError as exc:
+            logger.warning("Run stopped: the server is shutting down (model %s)", model)
+            raise shutting_down(str(exc)) from exc
         except Exception as exc:
             logger.exception("Graph run failed (model %s)", model)
             raise ServerError(failure_message(exc)) from exc
@@ -220,7 +227,9 @@ async def start_run(
     """Prepare a run for an HTTP request; its errors surface before any byte.
 
     Args:
-        http_request: The HTTP request; its app holds the scope resolver.
+        http_request: The HTTP request; its app holds the scope resolver
+            and the :class:`~langgraph_openai_serve.graph.run_stop.RunStop`
+            of its shutdown (``state.run_stop``), handed to the run.
         session: Builds the session from the request's checkpoint scope and
             request ID (``lgos.request_id`` of the run).
         errors: The protocol's mapping of its own neutral errors (the
@@ -235,6 +244,8 @@ async def start_run(
     """
     request_id, headers = request_id_headers()
     run = session(await resolve_scope(http_request), request_id)
+    # The app's shutdown stops its runs that outlive their grace period.
+    run.stop = getattr(http_request.app.state, "run_stop", None)
     bind_log_fields(model=run.request.model)
     try:
         await run.prepare()

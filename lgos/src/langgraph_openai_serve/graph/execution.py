@@ -33,6 +33,7 @@ from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
 from langgraph_openai_serve.graph.prepare import Disposition, PreparedRun, find_pause
 from langgraph_openai_serve.graph.run_config import RUN_NAME
 from langgraph_openai_serve.graph.run_config import run_context as tracing_context
+from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError
 from langgraph_openai_serve.graph.server_tools import (
     ServerToolCall,
     ServerToolResult,
@@ -83,7 +84,7 @@ def is_result(event: RunEvent) -> bool:
 
 
 async def stream_run(
-    run: PreparedRun, *, stream: bool
+    run: PreparedRun, *, stream: bool, stop: RunStop | None = None
 ) -> AsyncGenerator[RunEvent, None]:
     """Execute a prepared run and yield its events.
 
@@ -119,13 +120,19 @@ async def stream_run(
     A run that raises, is cancelled, or whose iterator is closed before the
     final output is yielded is recorded as failed.
 
+    When ``stop`` is triggered before the graph's output is complete, the
+    graph task is cancelled as for a lost lease and the run fails with
+    :class:`~.run_stop.RunStoppedError`.
+
     Raises:
         Exception: Whatever the graph raised.
         GraphError: The final output cannot be rendered.
+        RunStoppedError: ``stop`` was triggered while the graph ran.
 
     """
-    async with contextlib.aclosing(stream_run_batches(run, stream=stream)) as batches:
-        async for batch in batches:
+    batches = stream_run_batches(run, stream=stream, stop=stop)
+    async with contextlib.aclosing(batches) as parts:
+        async for batch in parts:
             for event in batch:
                 yield event
 
@@ -148,8 +155,19 @@ def _on_lease_lost(
     return asyncio.ensure_future(watch(lease.lost))
 
 
+def _on_stop(stop: RunStop | None, action: Callable[[], object]) -> Callable[[], None]:
+    """Call ``action`` when ``stop`` is triggered; call the returned to stop."""
+    if stop is None:
+        return _nothing
+    return stop.subscribe(action)
+
+
+def _nothing() -> None:
+    return None
+
+
 async def stream_run_batches(
-    run: PreparedRun, *, stream: bool
+    run: PreparedRun, *, stream: bool, stop: RunStop | None = None
 ) -> AsyncGenerator[list[RunEvent], None]:
     """:func:`stream_run`, yielding the events in batches.
 
@@ -157,12 +175,13 @@ async def stream_run_batches(
     consumer asked for more, so an encoder can write a burst of events as
     one response chunk; no batch waits for parts that have not arrived. The
     result (answer or interrupt batch) always comes alone, in the last batch.
-    Events, order, errors, cancellation and telemetry are those of
+    Events, order, errors, cancellation, ``stop`` and telemetry are those of
     :func:`stream_run`.
 
     Raises:
         Exception: Whatever the graph raised.
         GraphError: The final output cannot be rendered.
+        RunStoppedError: ``stop`` was triggered while the graph ran.
 
     """
     if run.pending is not None:
@@ -228,18 +247,28 @@ async def stream_run_batches(
             task.add_done_callback(
                 lambda _: finished.done() or finished.set_result(None)
             )
-            stop = _on_lease_lost(lease, finished.cancel)
+            watch = _on_lease_lost(lease, finished.cancel)
+            stopped = False
+
+            def stop_graph() -> None:
+                nonlocal stopped
+                stopped = finished.cancel()  # False: the graph already finished
+
+            unsubscribe = _on_stop(stop, stop_graph)
             try:
                 await finished
             except asyncio.CancelledError:
-                if not _lost(lease):
+                if not (_lost(lease) or stopped):
                     raise
             finally:
-                if stop is not None:
-                    stop.cancel()
+                unsubscribe()
+                if watch is not None:
+                    watch.cancel()
                 await settle(task)
             if _lost(lease):
                 raise LeaseLostError
+            if stopped:
+                raise RunStoppedError
             drained = task.result()
             output, has_output = drained.output, drained.has_output
             interrupted = drained.interrupted
@@ -250,7 +279,8 @@ async def stream_run_batches(
             task = asyncio.create_task(
                 pump(parts, channel, graph_context, run_context), name=RUN_NAME
             )
-            stop = _on_lease_lost(lease, lambda: channel.fail(LeaseLostError()))
+            watch = _on_lease_lost(lease, lambda: channel.fail(LeaseLostError()))
+            unsubscribe = _on_stop(stop, lambda: channel.fail(RunStoppedError()))
             try:
                 done = False
                 while not done:
@@ -286,8 +316,9 @@ async def stream_run_batches(
                     if batch:
                         yield batch
             finally:
-                if stop is not None:
-                    stop.cancel()
+                unsubscribe()
+                if watch is not None:
+                    watch.cancel()
                 await settle(task)
         if interrupted:
             assert run.run_id is not None

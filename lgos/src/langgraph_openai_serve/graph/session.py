@@ -42,6 +42,7 @@ from langgraph_openai_serve.graph.prepare import (
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.run_stop import RunStop
 
 __all__ = ["RunSession"]
 
@@ -61,6 +62,8 @@ class RunSession:
         request_id: Correlation ID recorded in the run's config metadata.
         instructions: A new interrupt run's system instructions (their
             digest is kept so that resumes may repeat them).
+        stop: A switch that stops the run early (a server shutting down);
+            also settable as the ``stop`` attribute before :meth:`batches`.
 
     """
 
@@ -76,8 +79,10 @@ class RunSession:
         run_id: uuid.UUID | None = None,
         request_id: str | None = None,
         instructions: str | None = None,
+        stop: RunStop | None = None,
     ) -> None:
         self.request = request
+        self.stop = stop
         self._prepare = prepare_run(
             request,
             messages,
@@ -141,11 +146,12 @@ class RunSession:
         Raises:
             Exception: Whatever the graph raised.
             GraphError: The final output cannot be rendered.
+            RunStoppedError: :attr:`stop` was triggered while the graph ran.
 
         """
         result: list[RunEvent] | None = None
         try:
-            batches = stream_run_batches(self.run, stream=stream)
+            batches = stream_run_batches(self.run, stream=stream, stop=self.stop)
             async with contextlib.aclosing(batches) as parts:
                 async for batch in parts:
                     if len(batch) == 1 and is_result(batch[0]):

@@ -31,6 +31,7 @@ import os
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -51,6 +52,7 @@ from langgraph_openai_serve.background import (
 )
 from langgraph_openai_serve.errors import ServerError
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.run_stop import RunStop
 
 __all__ = [
     "TASK_NAME",
@@ -59,6 +61,7 @@ __all__ = [
     "WorkerLostError",
     "create_hatchet_task",
     "hatchet_client",
+    "readiness_check",
 ]
 
 TASK_NAME = "lgos-background-response"
@@ -114,12 +117,34 @@ def hatchet_client() -> Hatchet:
     return Hatchet()
 
 
+def readiness_check(hatchet: Hatchet, timeout: float) -> Callable[[], Awaitable[None]]:
+    """Return a check that the Hatchet engine's REST API reports itself ready.
+
+    The check asks the engine's readiness route (``GET /api/ready``, through
+    the SDK's REST client) within ``timeout`` seconds; one client, and so one
+    kept-alive connection, serves every call. The readiness check
+    ``hatchet`` of ``lgos serve``.
+
+    The returned check raises whatever the request raised (a refused or timed
+    out connection, a non-2xx answer).
+    """
+    from hatchet_sdk.clients.rest.api.healthcheck_api import HealthcheckApi
+
+    api = HealthcheckApi(hatchet.runs.client())
+
+    async def check() -> None:
+        await asyncio.to_thread(api.readiness_get, _request_timeout=timeout)
+
+    return check
+
+
 def create_hatchet_task(
     hatchet: Hatchet,
     *,
     name: str = TASK_NAME,
     schedule_timeout: timedelta = SCHEDULE_TIMEOUT,
     execution_timeout: timedelta = EXECUTION_TIMEOUT,
+    stop: RunStop | None = None,
 ) -> Any:
     """Register the background-Response task on ``hatchet``.
 
@@ -129,7 +154,9 @@ def create_hatchet_task(
     digest. It runs :func:`execute_background_job` with the registry that the
     worker's lifespan yields (``ctx.lifespan``); the job's ``request_id`` (the
     submitting request's ``x-request-id``) is the worker's ``request_id`` log
-    field and the run's ``lgos.request_id`` metadata.
+    field and the run's ``lgos.request_id`` metadata. ``stop``, when given,
+    is handed to every run: ``lgos worker`` triggers it once its shutdown
+    grace period is over.
 
     Returns:
         The Hatchet standalone task.
@@ -159,7 +186,9 @@ def create_hatchet_task(
             # it by hand): a graph run is never repeated.
             raise WorkerLostError(WorkerLostError.MESSAGE)
         job = BackgroundJob.from_json(task_input.job)
-        return await execute_background_job(job, ctx.workflow_run_id, registry)
+        return await execute_background_job(
+            job, ctx.workflow_run_id, registry, stop=stop
+        )
 
     return run_background_response
 

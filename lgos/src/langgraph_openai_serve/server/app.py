@@ -22,12 +22,20 @@ from langgraph_openai_serve.server.api_keys import (
     api_keys_from_settings,
     reload_on_sighup,
 )
+from langgraph_openai_serve.server.health import (
+    READY_TIMEOUT_SECONDS,
+    NotReady,
+    Readiness,
+    ReadinessChecks,
+    probe_routes,
+)
 from langgraph_openai_serve.server.resources import (
     RegistryFactory,
     ServerResources,
     open_resources,
 )
 from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.shutdown import install_drain
 
 __all__ = [
     "background_backend",
@@ -190,13 +198,19 @@ def _raise_young_threshold() -> None:
     gc.set_threshold(max(young, YOUNG_GENERATION_THRESHOLD), *older)
 
 
-def background_backend(settings: ServerSettings, registry: GraphRegistry) -> Any:
+def background_backend(
+    settings: ServerSettings,
+    registry: GraphRegistry,
+    *,
+    checks: ReadinessChecks | None = None,
+) -> Any:
     """Return the background engine ``LGOS_BACKGROUND_ENGINE`` selects.
 
     ``memory`` (default): :class:`InMemoryBackgroundBackend` in this process.
     ``hatchet``: the Hatchet adapter; the Hatchet client reads its
     ``HATCHET_CLIENT_*`` settings (embedded mode when
-    ``HATCHET_CLIENT_EMBEDDED_BINARY_PATH`` is set).
+    ``HATCHET_CLIENT_EMBEDDED_BINARY_PATH`` is set); ``checks``, when given,
+    receives its readiness check ``hatchet`` (the engine answers).
     """
     if settings.background_engine == "memory":
         return InMemoryBackgroundBackend(registry)
@@ -204,9 +218,12 @@ def background_backend(settings: ServerSettings, registry: GraphRegistry) -> Any
         HatchetBackgroundBackend,
         create_hatchet_task,
         hatchet_client,
+        readiness_check,
     )
 
     hatchet = hatchet_client()
+    if checks is not None:
+        checks["hatchet"] = readiness_check(hatchet, READY_TIMEOUT_SECONDS)
     return HatchetBackgroundBackend(create_hatchet_task(hatchet), hatchet.runs)
 
 
@@ -242,6 +259,10 @@ def create_app(
     With ``LGOS_API_KEYS`` or ``LGOS_API_KEY_FILE`` every OpenAI route but
     the health probes needs a key, the key's tenant is the checkpoint scope
     (unless a resolver is given), and ``SIGHUP`` re-reads the key file.
+    The probes ``GET /health/live`` and ``GET /health/ready`` are served at
+    the root (:mod:`~langgraph_openai_serve.server.health`). Under Uvicorn,
+    SIGTERM starts a graceful drain (:mod:`~langgraph_openai_serve.server.shutdown`,
+    ``LGOS_SHUTDOWN_GRACE_SECONDS``).
     Once started, it freezes the startup heap (``gc.freeze()``): full garbage
     collections then skip the objects that live as long as the process; and
     it lets the youngest generation grow to
@@ -269,12 +290,15 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
-            resources = await stack.enter_async_context(open_resources(settings))
+            checks: ReadinessChecks = {}
+            resources = await stack.enter_async_context(
+                open_resources(settings, checks=checks)
+            )
             registry = await enter_registry(stack, registry_factory, resources)
-            background = background_backend(settings, registry)
+            background = background_backend(settings, registry, checks=checks)
             if isinstance(background, InMemoryBackgroundBackend):
                 await stack.enter_async_context(background.lifespan(app))
-            LanggraphOpenaiServe(
+            serve = LanggraphOpenaiServe(
                 registry,
                 app,
                 checkpoint_scope=checkpoint_scope,
@@ -283,6 +307,16 @@ def create_app(
                 api_keys=api_keys,
             ).bind_openai_api()
             stack.enter_context(reload_on_sighup(api_keys))
+            app.state.readiness = Readiness(
+                {
+                    "registry": _registry_check(app),
+                    "shutdown": _shutdown_check(serve),
+                    **checks,
+                }
+            )
+            restore = install_drain(serve.shutdown, settings.shutdown_grace_seconds)
+            if restore is not None:
+                stack.callback(restore)
             if settings.interrupt_sweep_interval_minutes > 0:
                 sweep = asyncio.create_task(
                     sweep_forever(
@@ -300,7 +334,7 @@ def create_app(
             _raise_young_threshold()
             yield
 
-    return FastAPI(
+    app = FastAPI(
         title="LangGraph OpenAI Serve",
         version=get_version(),
         lifespan=lifespan,
@@ -308,6 +342,27 @@ def create_app(
         redoc_url=None,
         openapi_url=None,
     )
+    app.state.readiness = Readiness({"registry": _registry_check(app)})
+    # Before the OpenAI mount, which the lifespan adds: the probes stay at
+    # the root whatever the prefix.
+    app.router.routes.extend(probe_routes(lambda request: request.app.state.readiness))
+    return app
+
+
+def _registry_check(app: FastAPI) -> Any:
+    async def registry() -> None:
+        if getattr(app.state, "graph_registry", None) is None:
+            raise NotReady("the registry is not loaded")
+
+    return registry
+
+
+def _shutdown_check(serve: LanggraphOpenaiServe) -> Any:
+    async def shutdown() -> None:
+        if serve.shutdown.shutting_down:
+            raise NotReady("the server is shutting down")
+
+    return shutdown
 
 
 def create_app_from_env() -> FastAPI:

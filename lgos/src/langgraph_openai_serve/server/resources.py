@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
@@ -16,9 +19,10 @@ from langgraph_openai_serve.graph.coordinator import (
     RunCoordinator,
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.server.health import READY_TIMEOUT_SECONDS, ReadinessChecks
 from langgraph_openai_serve.server.settings import ServerSettings
 
-__all__ = ["RegistryFactory", "ServerResources", "open_resources"]
+__all__ = ["RegistryFactory", "ServerResources", "check_pool", "open_resources"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +59,29 @@ _KEEPALIVES = {
 }
 
 
+async def check_pool(pool: Any, seconds: float) -> None:
+    """Check that ``pool`` hands out a working connection within ``seconds``.
+
+    Borrows a pooled connection from the ``psycopg_pool.AsyncConnectionPool``
+    (opening one only when none is idle, as any request would) and runs
+    ``select 1`` on it: the readiness check ``postgres`` of ``lgos serve``.
+
+    Raises:
+        psycopg_pool.PoolTimeout: No connection came free, or none could be
+            opened, within ``seconds``.
+        psycopg.Error: The query failed.
+        TimeoutError: The query did not answer within ``seconds``.
+
+    """
+    async with asyncio.timeout(seconds):
+        async with pool.connection(timeout=seconds) as connection:
+            await connection.execute("select 1")
+
+
 @asynccontextmanager
-async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResources]:
+async def open_resources(
+    settings: ServerSettings, *, checks: ReadinessChecks | None = None
+) -> AsyncIterator[ServerResources]:
     """Open the resources for one server process.
 
     With ``LGOS_POSTGRES_URI``: one connection pool (autocommit, no prepared
@@ -67,6 +92,12 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
     (``LeaseSessionPostgresSaver``) — migrated at start-up under a retried
     advisory lock. Without it: in-memory
     equivalents, valid for one process only.
+
+    Args:
+        settings: The server settings.
+        checks: When given, receives the readiness checks of what was
+            opened: ``postgres`` (the pool hands out a connection that
+            answers ``select 1``) when PostgreSQL is configured.
 
     Yields:
         The open :class:`ServerResources`, closed when the context exits.
@@ -117,6 +148,10 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
         checkpointer = LeaseSessionPostgresSaver(pool, coordinator)
         store = AsyncPostgresStore(pool)  # type: ignore[arg-type]
         await setup_storage(pool, [checkpointer.setup, store.setup])
+        if checks is not None:
+            checks["postgres"] = functools.partial(
+                check_pool, pool, READY_TIMEOUT_SECONDS
+            )
         yield ServerResources(
             checkpointer=checkpointer,
             store=store,

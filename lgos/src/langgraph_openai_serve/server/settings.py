@@ -32,6 +32,11 @@ class ServerSettings(LgosSettings):
             (``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``).
         background_engine: ``memory`` (in-process, the default) or
             ``hatchet`` (``LGOS_BACKGROUND_ENGINE``; run ``lgos worker`` too).
+        shutdown_grace_seconds: On SIGTERM, how long ``lgos serve`` lets the
+            requests in flight finish before it stops their runs
+            (``LGOS_SHUTDOWN_GRACE_SECONDS``, default 20: with the time a
+            stopped run takes to end, within Kubernetes' default 30-second
+            termination grace period).
         log_format: How ``lgos serve`` and ``lgos worker`` write log records:
             ``json`` (one object per line, the default) or ``text``
             (``LGOS_LOG_FORMAT``); both add the request's LGOS fields.
@@ -58,6 +63,7 @@ class ServerSettings(LgosSettings):
     interrupt_ttl_minutes: float = Field(default=24 * 60, gt=0)
     interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)
     background_engine: Literal["memory", "hatchet"] = "memory"
+    shutdown_grace_seconds: float = Field(default=20, ge=0)
     log_format: Literal["json", "text"] = "json"
     api_keys: SecretStr | None = None
     api_key_file: Path | None = None

@@ -11,6 +11,7 @@ from collections.abc import AsyncGenerator
 from contextlib import AsyncExitStack
 
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.run_stop import RunStop
 from langgraph_openai_serve.server.app import (
     enter_registry,
     install_tracing,
@@ -18,6 +19,7 @@ from langgraph_openai_serve.server.app import (
 )
 from langgraph_openai_serve.server.resources import RegistryFactory, open_resources
 from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.shutdown import stop_after_grace
 
 __all__ = ["run_worker"]
 
@@ -30,6 +32,12 @@ def run_worker(
     The worker's lifespan opens the server resources (``LGOS_POSTGRES_URI``)
     and yields the registry that ``factory`` builds from them. Blocks until
     the worker stops.
+
+    On SIGTERM the Hatchet SDK stops taking tasks and waits for the running
+    ones, then the worker exits 0; ``lgos worker`` adds a bound: runs still
+    executing ``LGOS_SHUTDOWN_GRACE_SECONDS`` after the signal (or at a
+    second SIGTERM) are stopped, their Responses end ``failed`` (a resume
+    keeps its pause) and their leases are released.
 
     Args:
         factory: A :data:`RegistryFactory`, or its ``module:attribute`` path.
@@ -50,12 +58,18 @@ def run_worker(
     install_tracing(settings)
     registry_factory = load_factory(factory) if isinstance(factory, str) else factory
     hatchet = hatchet_client()
-    task = create_hatchet_task(hatchet)
+    stop = RunStop()
+    task = create_hatchet_task(hatchet, stop=stop)
 
     async def lifespan() -> AsyncGenerator[GraphRegistry, None]:
         async with AsyncExitStack() as stack:
             resources = await stack.enter_async_context(open_resources(settings))
-            yield await enter_registry(stack, registry_factory, resources)
+            registry = await enter_registry(stack, registry_factory, resources)
+            # The SDK installed its SIGTERM handler when the worker was built.
+            restore = stop_after_grace(stop, settings.shutdown_grace_seconds)
+            if restore is not None:
+                stack.callback(restore)
+            yield registry
 
     worker = hatchet.worker(name, slots=slots, workflows=[task], lifespan=lifespan)
     worker.start()

@@ -19,7 +19,11 @@ from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
 from langgraph_openai_serve.api.chat.frame import ChatFrame
-from langgraph_openai_serve.api.failures import failure_code, failure_message
+from langgraph_openai_serve.api.failures import (
+    failure_code,
+    failure_message,
+    log_stream_failure,
+)
 from langgraph_openai_serve.api.sse import data_bytes
 from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
@@ -169,7 +173,7 @@ async def stream_chat_completion(
                     yield b"".join(out)
                     out.clear()
     except Exception as exc:
-        logger.exception("Streaming graph run failed (model %s)", frame.model)
+        log_stream_failure(logger, exc, frame.model)
         out.append(
             data_bytes(
                 error_envelope(

@@ -43,6 +43,7 @@ from langgraph_openai_serve.api.responses.interrupts import (
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError
 from langgraph_openai_serve.request_context import current_request_id, log_context
 
 __all__ = [
@@ -216,7 +217,11 @@ def request_fingerprint(request: dict[str, Any]) -> str:
 
 
 async def execute_background_job(
-    job: BackgroundJob, engine_run_id: str, registry: GraphRegistry
+    job: BackgroundJob,
+    engine_run_id: str,
+    registry: GraphRegistry,
+    *,
+    stop: RunStop | None = None,
 ) -> dict[str, Any]:
     """Run one job through the foreground non-streaming Responses path.
 
@@ -232,7 +237,8 @@ async def execute_background_job(
     :class:`~langgraph_openai_serve.RequestContextFilter`), and the
     ``request_id`` log field is also the run's ``lgos.request_id`` metadata.
     A job without a request ID keeps the ``request_id`` of the context it
-    runs in, if any.
+    runs in, if any. ``stop`` (a worker shutting down) stops the run: the
+    Response ends ``failed``, saying so, and a resume keeps its pause.
 
     Returns:
         The final Response JSON (``completed``, ``incomplete`` or ``failed``).
@@ -252,10 +258,14 @@ async def execute_background_job(
                 checkpoint_scope=job.owner_scope,
                 request_id=current_request_id(),  # the job's, bound above
             )
+            session.stop = stop
             async with session:
                 return await collect_response(frame, session)
         except InvalidRequestError as exc:
             message = exc.message
+        except RunStoppedError as exc:
+            logger.warning("Background run %s stopped: shutting down", engine_run_id)
+            message = failure_message(exc)
         except Exception as exc:
             mapped = resume_error(exc) or run_error(exc)
             if mapped is not None:

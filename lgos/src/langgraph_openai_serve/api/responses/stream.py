@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import read_answer
-from langgraph_openai_serve.api.failures import failure_message
+from langgraph_openai_serve.api.failures import failure_message, log_stream_failure
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.interrupts import interrupt_calls
 from langgraph_openai_serve.api.responses.items import (
@@ -114,7 +114,7 @@ async def stream_response(
                     yield b"".join(out)
                     out.clear()
     except Exception as exc:
-        logger.exception("Streaming graph run failed (model %s)", frame.request.model)
+        log_stream_failure(logger, exc, frame.request.model)
         for item in frame.output:
             if item["type"] == "web_search_call" and item["status"] == "in_progress":
                 item["status"] = "failed"
