@@ -5,6 +5,10 @@ it accepts every Uvicorn option and ``UVICORN_*`` variable.
 ``lgos worker module:attribute`` runs the Hatchet worker for background
 Responses of the same registry.
 
+``lgos serve`` also serves Prometheus metrics (``GET /metrics``, and on
+``LGOS_METRICS_PORT`` when set), merged across ``--workers`` processes; see
+:mod:`langgraph_openai_serve.server.metrics_export`.
+
 Both write structured logs (``LGOS_LOG_FORMAT``: ``json`` lines by default,
 or ``text``) enriched with the request's LGOS fields; see
 :mod:`langgraph_openai_serve.server.logging_config`.
@@ -57,6 +61,21 @@ def _check_factory(factory: str, app_dir: str | None = ".") -> None:
 
 
 def _serve(factory: str, **options: Any) -> None:
+    from langgraph_openai_serve.server.metrics_export import prepare_multiprocess_dir
+
+    # Before anything records a metric (the factory's import may): the
+    # workers, spawned later, inherit the directory.
+    workers = options.get("workers") or int(os.environ.get("WEB_CONCURRENCY", 1))
+    clean_up = prepare_multiprocess_dir(
+        workers=workers, reload=bool(options.get("reload"))
+    )
+    try:
+        _run_server(factory, options)
+    finally:
+        clean_up()
+
+
+def _run_server(factory: str, options: dict[str, Any]) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
 
     _check_factory(factory, options.get("app_dir", "."))
@@ -64,13 +83,33 @@ def _serve(factory: str, **options: Any) -> None:
     # Uvicorn imports the app by path (also in --workers/--reload children),
     # so the factory path travels in the environment.
     os.environ["LGOS_REGISTRY_FACTORY"] = factory
+    settings = _settings()
     if options.get("log_config") is None:
         # Structured records with the request's LGOS fields, unless the
         # operator passed --log-config; Uvicorn applies it in every process.
         options["log_config"] = logging_config(
-            _settings().log_format, options.get("log_level") or "info"
+            settings.log_format, options.get("log_level") or "info"
         )
+    if settings.metrics_port is not None:
+        _serve_metrics(settings.metrics_port, settings.metrics_host, options)
     uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
+
+
+def _serve_metrics(port: int, host: str | None, options: dict[str, Any]) -> None:
+    """Start the metrics listener; a port that cannot be bound is exit status 1.
+
+    Raises:
+        SystemExit: 1, with one line on stderr.
+
+    """
+    from langgraph_openai_serve.server.metrics_export import start_metrics_server
+
+    address: str = host or options.get("host") or "127.0.0.1"
+    try:
+        start_metrics_server(port, address)
+    except OSError as exc:
+        click.echo(f"Error: cannot serve metrics on {address}:{port}: {exc}", err=True)
+        raise SystemExit(1) from None
 
 
 WORKER_HEALTHCHECK_SECONDS = 60

@@ -31,10 +31,14 @@ from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.execution import (
     RunEvent,
+    TextChunk,
     is_result,
     stream_run_batches,
 )
-from langgraph_openai_serve.graph.interrupt import InterruptResume
+from langgraph_openai_serve.graph.interrupt import (
+    InterruptResume,
+    LangGraphInterruptBatch,
+)
 from langgraph_openai_serve.graph.prepare import (
     DEFAULT_CHECKPOINT_SCOPE,
     PreparedRun,
@@ -42,6 +46,12 @@ from langgraph_openai_serve.graph.prepare import (
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.metrics import (
+    INTERRUPTS_PAUSED,
+    INTERRUPTS_RESUMED,
+    RUNS_IN_FLIGHT,
+    note_first_token,
+)
 
 __all__ = ["RunSession"]
 
@@ -78,6 +88,7 @@ class RunSession:
         instructions: str | None = None,
     ) -> None:
         self.request = request
+        self._resuming = resume is not None
         self._prepare = prepare_run(
             request,
             messages,
@@ -91,6 +102,7 @@ class RunSession:
         )
         self._stack = AsyncExitStack()
         self._run: PreparedRun | None = None
+        self._in_flight = False
 
     @property
     def run(self) -> PreparedRun:
@@ -120,6 +132,11 @@ class RunSession:
 
         """
         self._run = await self._stack.enter_async_context(self._prepare)
+        model = self.request.model
+        RUNS_IN_FLIGHT.labels(model).inc()
+        self._in_flight = True
+        if self._resuming:
+            INTERRUPTS_RESUMED.labels(model).inc()
         return self._run
 
     async def release(self) -> None:
@@ -127,6 +144,9 @@ class RunSession:
 
         Idempotent; clean-up is shielded from cancellation.
         """
+        if self._in_flight:
+            self._in_flight = False
+            RUNS_IN_FLIGHT.labels(self.request.model).dec()
         await self._stack.aclose()
 
     async def batches(self, *, stream: bool) -> AsyncGenerator[list[RunEvent], None]:
@@ -144,18 +164,26 @@ class RunSession:
 
         """
         result: list[RunEvent] | None = None
+        texted = False
+        run = self.run
         try:
-            batches = stream_run_batches(self.run, stream=stream)
+            batches = stream_run_batches(run, stream=stream)
             async with contextlib.aclosing(batches) as parts:
                 async for batch in parts:
                     if len(batch) == 1 and is_result(batch[0]):
                         result = batch  # always alone, in the last batch
                         break
+                    if not texted and any(isinstance(e, TextChunk) for e in batch):
+                        texted = True
+                        note_first_token()
                     yield batch
         finally:
             await self.release()
         if result is None:  # pragma: no cover - the stream ends with a result
             raise GraphError("The graph finished without producing output.")
+        if isinstance(result[0], LangGraphInterruptBatch) and run.pending is None:
+            # A new pause (a repeated request re-delivers a pending one).
+            INTERRUPTS_PAUSED.labels(self.request.model).inc()
         yield result
 
     async def __aenter__(self) -> Self:

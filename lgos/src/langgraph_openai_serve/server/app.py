@@ -18,6 +18,7 @@ from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.graph.interrupt import sweep_forever
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.server.metrics import install_metrics
 from langgraph_openai_serve.server.resources import (
     RegistryFactory,
     ServerResources,
@@ -194,6 +195,9 @@ def create_app(
     the OpenAI routes under ``settings.openai_api_prefix`` with the in-process
     background engine, and runs the
     interrupt TTL sweep every ``LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES``.
+    Every request is measured, and ``GET /metrics`` serves the Prometheus
+    metrics unless ``LGOS_METRICS_ON_API_PORT`` is false (see
+    :mod:`~langgraph_openai_serve.server.metrics`).
     Once started, it freezes the startup heap (``gc.freeze()``): full garbage
     collections then skip the objects that live as long as the process; and
     it lets the youngest generation grow to
@@ -239,7 +243,7 @@ def create_app(
             _raise_young_threshold()
             yield
 
-    return FastAPI(
+    app = FastAPI(
         title="LangGraph OpenAI Serve",
         version=get_version(),
         lifespan=lifespan,
@@ -247,6 +251,8 @@ def create_app(
         redoc_url=None,
         openapi_url=None,
     )
+    install_metrics(app, route=settings.metrics_on_api_port)
+    return app
 
 
 def create_app_from_env() -> FastAPI:

@@ -34,6 +34,13 @@ class ServerSettings(LgosSettings):
         log_format: How ``lgos serve`` and ``lgos worker`` write log records:
             ``json`` (one object per line, the default) or ``text``
             (``LGOS_LOG_FORMAT``); both add the request's LGOS fields.
+        metrics_on_api_port: Serve Prometheus metrics at ``GET /metrics`` on
+            the API's own port (``LGOS_METRICS_ON_API_PORT``, default true).
+        metrics_port: Also serve them on this port, from a listener of
+            ``lgos serve`` itself (``LGOS_METRICS_PORT``; unset: none).
+        metrics_host: The address the metrics port binds
+            (``LGOS_METRICS_HOST``; default: the address ``lgos serve``
+            binds, its ``--host``).
 
     """
 
@@ -48,3 +55,6 @@ class ServerSettings(LgosSettings):
     interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)
     background_engine: Literal["memory", "hatchet"] = "memory"
     log_format: Literal["json", "text"] = "json"
+    metrics_on_api_port: bool = True
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_host: str | None = None

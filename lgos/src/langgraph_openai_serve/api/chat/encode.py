@@ -25,6 +25,7 @@ from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
 from langgraph_openai_serve.graph.execution import TextChunk, TextParity
 from langgraph_openai_serve.graph.session import RunSession
+from langgraph_openai_serve.metrics import count_error
 
 __all__ = ["collect_chat_completion", "stream_chat_completion"]
 
@@ -170,6 +171,7 @@ async def stream_chat_completion(
                     out.clear()
     except Exception as exc:
         logger.exception("Streaming graph run failed (model %s)", frame.model)
+        count_error(failure_code(exc))
         out.append(
             data_bytes(
                 error_envelope(
