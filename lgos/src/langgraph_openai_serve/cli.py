@@ -96,7 +96,9 @@ def _run_server(factory: str, options: dict[str, Any]) -> None:
 
 
 def _serve_metrics(port: int, host: str | None, options: dict[str, Any]) -> None:
-    """Start the metrics listener; a port that cannot be bound is exit status 1.
+    """Start the metrics listener on ``host`` (else ``--host``, else loopback).
+
+    A port that cannot be bound is exit status 1.
 
     Raises:
         SystemExit: 1, with one line on stderr.
@@ -179,13 +181,18 @@ def worker(factory: str, name: str, slots: int | None, log_level: str) -> None:
 
     Needs the hatchet extra and Hatchet's HATCHET_CLIENT_* settings; the
     server settings (LGOS_POSTGRES_URI, LGOS_LOG_FORMAT, ...) are shared with
-    lgos serve.
+    lgos serve. With LGOS_METRICS_PORT the worker serves its Prometheus metrics
+    (the background runs it executes) on that port, bound to LGOS_METRICS_HOST
+    (default 127.0.0.1).
     """
     from langgraph_openai_serve.server.logging_config import configure_logging
     from langgraph_openai_serve.server.worker import run_worker
 
     _check_factory(factory)
-    configure_logging(_settings().log_format, log_level)
+    settings = _settings()
+    configure_logging(settings.log_format, log_level)
+    if settings.metrics_port is not None:
+        _serve_metrics(settings.metrics_port, settings.metrics_host, {})
     run_worker(factory, name=name, slots=slots)
 
 

@@ -37,10 +37,11 @@ class ServerSettings(LgosSettings):
         metrics_on_api_port: Serve Prometheus metrics at ``GET /metrics`` on
             the API's own port (``LGOS_METRICS_ON_API_PORT``, default true).
         metrics_port: Also serve them on this port, from a listener of
-            ``lgos serve`` itself (``LGOS_METRICS_PORT``; unset: none).
+            ``lgos serve``'s main process; ``lgos worker`` serves its own
+            there (``LGOS_METRICS_PORT``; unset: none).
         metrics_host: The address the metrics port binds
-            (``LGOS_METRICS_HOST``; default: the address ``lgos serve``
-            binds, its ``--host``).
+            (``LGOS_METRICS_HOST``; default: ``lgos serve``'s ``--host``,
+            ``127.0.0.1`` for ``lgos worker``).
 
     """
 
