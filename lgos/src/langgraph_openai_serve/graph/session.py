@@ -8,6 +8,11 @@ run's lease) from :meth:`~RunSession.prepare` until it is released; its
 answer, or the pause) only once the run is released, so whoever receives
 the result finds the run free and a finished run's checkpoint deleted.
 
+The session also records the run's Prometheus metrics
+(:mod:`langgraph_openai_serve.metrics`): the run in flight from preparation
+to release, an accepted resume, a new pause, and the request's first
+streamed text.
+
 Usage::
 
     async with RunSession(request, messages, registry) as session:

@@ -109,14 +109,38 @@ class MetricsMiddleware:
     def __init__(self, app: ASGIApp, router: Router) -> None:
         self.app = app
         self.router = router
+        # Templates of paths without parameters (/v1/responses), by method
+        # label: matching the routes costs about 10 µs, a lookup almost
+        # nothing. Bounded by the app's routes; cleared when they change.
+        self._static: dict[tuple[str, str], str] = {}
+        self._routes_count = -1
+
+    def _route(self, scope: Scope, method: str) -> str:
+        routes = self.router.routes
+        if len(routes) != self._routes_count:
+            self._static.clear()
+            self._routes_count = len(routes)
+        path: str = scope["path"]
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        key = (method, path)
+        if (known := self._static.get(key)) is not None:
+            return known
+        template = route_template(routes, scope)
+        if template is None:
+            return UNMATCHED
+        if template == path:
+            self._static[key] = template
+        return template
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection; only ``http`` scopes are measured."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        route = route_template(self.router.routes, scope) or UNMATCHED
         method = method_label(scope["method"])
+        route = self._route(scope, method)
         request, token = begin_request(route)
         status = CLIENT_CLOSED_REQUEST
         stream_model: str | None = None
