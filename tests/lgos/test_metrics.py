@@ -315,3 +315,29 @@ async def test_a_lost_lease_is_counted_once() -> None:
     assert seen("lgos_lease_losses_total", **approval) == 1
     assert seen("lgos_errors_total", code="run_lease_lost") == 1
     assert value("lgos_leases_held", **approval) == 0
+
+
+async def test_the_endpoint_speaks_both_formats(app: FastAPI) -> None:
+    async with http_client(app) as http:
+        text = await http.get("/metrics")
+        openmetrics = await http.get(
+            "/metrics", headers={"Accept": "application/openmetrics-text"}
+        )
+    assert text.headers["content-type"].startswith("text/plain; version=0.0.4")
+    assert "# TYPE lgos_http_requests_total counter" in text.text
+    assert openmetrics.headers["content-type"].startswith(
+        "application/openmetrics-text"
+    )
+    assert openmetrics.text.endswith("# EOF\n")
+
+
+async def test_without_the_route_requests_are_still_measured() -> None:
+    host = FastAPI()
+    LanggraphOpenaiServe(make_registry(), host).bind_openai_api()
+    install_metrics(host, route=False)
+    models = {"route": "/v1/models", "method": "GET", "model": UNKNOWN, "status": "200"}
+    seen = Deltas((REQUESTS, models))
+    async with http_client(host) as http:
+        assert (await http.get("/metrics")).status_code == 404
+        assert (await http.get("/v1/models")).status_code == 200
+    assert seen(REQUESTS, **models) == 1
