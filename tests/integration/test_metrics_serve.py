@@ -21,7 +21,7 @@ import pytest
 from openai import OpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.procs import ROOT, free_port, lgos_command, running
+from tests.procs import free_port, lgos_command, running
 from tests.waiting import wait_until
 
 FACTORY = "tests.lgos.interrupt_graphs:serve_background_registry"
@@ -244,7 +244,6 @@ def test_two_workers_are_summed_on_the_metrics_port(tmp_path: Path) -> None:
             "LGOS_METRICS_PORT": str(metrics_port),
             "LGOS_METRICS_ON_API_PORT": "false",
             "LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0",
-            "PYTHONPATH": str(ROOT),
         },
         timeout=240,
     ) as process:
@@ -255,6 +254,9 @@ def test_two_workers_are_summed_on_the_metrics_port(tmp_path: Path) -> None:
         )
         workers = _workers(process)
         assert len(workers) == 2
+        # lgos serve made the workers' shared directory; it goes when it exits.
+        [shared] = {worker.environ()["PROMETHEUS_MULTIPROC_DIR"] for worker in workers}
+        assert Path(shared).is_dir()
         base = f"http://127.0.0.1:{port}"
         # Off on the API's port; on its own port, served by the main process.
         assert httpx.get(f"{base}/metrics").status_code == 404
@@ -319,3 +321,5 @@ def test_two_workers_are_summed_on_the_metrics_port(tmp_path: Path) -> None:
         wait_until(gauges_dropped, timeout=30, message="the dead worker's gauges to go")
         # Its counts stay in the sums: counters never go back.
         assert metrics.delta("lgos_http_requests_total", **ok) == 40
+    assert process.returncode == 0
+    assert not Path(shared).exists()
