@@ -3,7 +3,7 @@
 The LGOS package's layers, top to bottom: ``server`` (and the ``lgos``
 command), ``integrations``, ``api`` (with the ASGI application and the
 background-run protocol built on it), ``graph``, and the helpers every layer
-shares (errors, settings, request context, telemetry, the testing model).
+shares (errors, settings, request context, telemetry, metrics, the testing model).
 The root ``__init__`` is the public facade and may import any layer but
 ``server`` and ``integrations``.
 """
@@ -35,6 +35,7 @@ LAYERS = {
     "settings": 1,
     "request_context": 1,
     "telemetry": 1,
+    "metrics": 1,
     "ids": 1,
     "testing": 1,
 }

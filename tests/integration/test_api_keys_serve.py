@@ -72,6 +72,22 @@ def test_keys_are_required_and_no_warning_is_printed(server: Server) -> None:
     assert GLOBEX not in log
 
 
+def test_the_probes_are_open_and_the_metrics_need_a_key(server: Server) -> None:
+    root = server.url.removesuffix("/v1")
+    for probe in ("/health/live", "/health/ready"):
+        assert httpx.get(f"{root}{probe}", timeout=10).status_code == 200
+    refused = httpx.get(f"{root}/metrics", timeout=10)
+    assert refused.status_code == 401
+    assert refused.json()["error"]["code"] == "invalid_api_key"
+    wrong = {"Authorization": "Bearer sk-not-a-key"}
+    assert httpx.get(f"{root}/metrics", headers=wrong, timeout=10).status_code == 401
+    scraped = httpx.get(
+        f"{root}/metrics", headers={"Authorization": f"Bearer {ACME}"}, timeout=10
+    )
+    assert scraped.status_code == 200
+    assert "lgos_http_requests_total" in scraped.text
+
+
 def _resume(client: OpenAI, paused: Any) -> Any:
     return client.responses.create(
         model="approval",

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from openai import ConflictError, OpenAI
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.hatchet import hatchet_engine  # noqa: F401 - session fixture
 from tests.pg import thread_count
@@ -55,10 +56,15 @@ def api(
 
 @contextmanager
 def worker(
-    tmp_path: Path, env: dict[str, str], factory: str = FACTORY, name: str = "worker"
+    tmp_path: Path,
+    env: dict[str, str],
+    factory: str = FACTORY,
+    name: str = "worker",
+    metrics_port: int | None = None,
 ) -> Iterator[Any]:
     """`lgos worker`, ready once the SDK's worker health route answers."""
     port = free_port()
+    metrics = {"LGOS_METRICS_PORT": str(metrics_port)} if metrics_port else {}
     with running(
         [*lgos_command(), "worker", factory],
         ready_url=f"http://127.0.0.1:{port}/health",
@@ -68,10 +74,23 @@ def worker(
             "HATCHET_CLIENT_WORKER_HEALTHCHECK_ENABLED": "true",
             "HATCHET_CLIENT_WORKER_HEALTHCHECK_PORT": str(port),
             "HATCHET_CLIENT_WORKER_HEALTHCHECK_BIND_ADDRESS": "127.0.0.1",
+            **metrics,
         },
         timeout=120,
     ) as process:
         yield process
+
+
+def background_counts(url: str) -> dict[str, float]:
+    """``lgos_background_runs_total`` of model ``echo`` by state, scraped from ``url``."""
+    text = httpx.get(url, timeout=10).text
+    return {
+        sample.labels["state"]: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "lgos_background_runs_total"
+        and sample.labels["model"] == "echo"
+    }
 
 
 def wait_status(
@@ -136,7 +155,8 @@ def env(hatchet_engine: dict[str, str], postgres_uri: str) -> dict[str, str]:  #
 
 
 def test_submit_poll_and_idempotent_retry(tmp_path: Path, env: dict[str, str]) -> None:
-    with api(tmp_path, env) as client, worker(tmp_path, env):
+    metrics_port = free_port()
+    with api(tmp_path, env) as client, worker(tmp_path, env, metrics_port=metrics_port):
         key = {"Idempotency-Key": "order-42"}
         queued = client.responses.create(
             model="echo", input="from hatchet", background=True, extra_headers=key
@@ -160,6 +180,12 @@ def test_submit_poll_and_idempotent_retry(tmp_path: Path, env: dict[str, str]) -
         # Cancelling a finished run keeps its outcome.
         assert client.responses.cancel(queued.id).status == "completed"
         assert client.responses.retrieve(queued.id).output_text == "Echo: from hatchet"
+        # The API counted one queued run (the retry is the same run); the
+        # worker, on its own metrics port, the run it executed.
+        api_metrics = str(client.base_url).removesuffix("v1/") + "metrics"
+        assert background_counts(api_metrics) == {"queued": 1}
+        executed = background_counts(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert executed == {"in_progress": 1, "completed": 1}
 
 
 def test_cancel_while_queued(tmp_path: Path, env: dict[str, str]) -> None:

@@ -5,6 +5,10 @@ it accepts every Uvicorn option and ``UVICORN_*`` variable.
 ``lgos worker module:attribute`` runs the Hatchet worker for background
 Responses of the same registry.
 
+``lgos serve`` also serves Prometheus metrics (``GET /metrics``, and on
+``LGOS_METRICS_PORT`` when set), merged across ``--workers`` processes; see
+:mod:`langgraph_openai_serve.server.metrics_export`.
+
 Both write structured logs (``LGOS_LOG_FORMAT``: ``json`` lines by default,
 or ``text``) enriched with the request's LGOS fields; see
 :mod:`langgraph_openai_serve.server.logging_config`.
@@ -103,6 +107,21 @@ def _exit_cleanly(_signum: int, _frame: FrameType | None) -> None:
 
 
 def _serve(factory: str, **options: Any) -> None:
+    from langgraph_openai_serve.server.metrics_export import prepare_multiprocess_dir
+
+    # Before anything records a metric (the factory's import may): the
+    # workers, spawned later, inherit the directory.
+    workers = options.get("workers") or int(os.environ.get("WEB_CONCURRENCY", 1))
+    clean_up = prepare_multiprocess_dir(
+        workers=workers, reload=bool(options.get("reload"))
+    )
+    try:
+        _run_server(factory, options)
+    finally:
+        clean_up()
+
+
+def _run_server(factory: str, options: dict[str, Any]) -> None:
     from langgraph_openai_serve.server.logging_config import logging_config
 
     # Uvicorn shuts down gracefully on SIGTERM, then raises the signal again
@@ -116,6 +135,7 @@ def _serve(factory: str, **options: Any) -> None:
     # Uvicorn imports the app by path (also in --workers/--reload children),
     # so the factory path travels in the environment.
     os.environ["LGOS_REGISTRY_FACTORY"] = factory
+    settings = _settings()
     if options.get("log_config") is None:
         # Structured records with the request's LGOS fields, unless the
         # operator passed --log-config; Uvicorn applies it in every process.
@@ -123,7 +143,28 @@ def _serve(factory: str, **options: Any) -> None:
             settings.log_format, options.get("log_level") or "info"
         )
     _warn_if_open(settings, options)
+    if settings.metrics_port is not None:
+        _serve_metrics(settings.metrics_port, settings.metrics_host, options)
     uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
+
+
+def _serve_metrics(port: int, host: str | None, options: dict[str, Any]) -> None:
+    """Start the metrics listener on ``host`` (else ``--host``, else loopback).
+
+    A port that cannot be bound is exit status 1.
+
+    Raises:
+        SystemExit: 1, with one line on stderr.
+
+    """
+    from langgraph_openai_serve.server.metrics_export import start_metrics_server
+
+    address: str = host or options.get("host") or "127.0.0.1"
+    try:
+        start_metrics_server(port, address)
+    except OSError as exc:
+        click.echo(f"Error: cannot serve metrics on {address}:{port}: {exc}", err=True)
+        raise SystemExit(1) from None
 
 
 WORKER_HEALTHCHECK_SECONDS = 60
@@ -193,13 +234,18 @@ def worker(factory: str, name: str, slots: int | None, log_level: str) -> None:
 
     Needs the hatchet extra and Hatchet's HATCHET_CLIENT_* settings; the
     server settings (LGOS_POSTGRES_URI, LGOS_LOG_FORMAT, ...) are shared with
-    lgos serve.
+    lgos serve. With LGOS_METRICS_PORT the worker serves its Prometheus metrics
+    (the background runs it executes) on that port, bound to LGOS_METRICS_HOST
+    (default 127.0.0.1).
     """
     from langgraph_openai_serve.server.logging_config import configure_logging
     from langgraph_openai_serve.server.worker import run_worker
 
     _check_factory(factory)
-    configure_logging(_settings().log_format, log_level)
+    settings = _settings()
+    configure_logging(settings.log_format, log_level)
+    if settings.metrics_port is not None:
+        _serve_metrics(settings.metrics_port, settings.metrics_host, {})
     run_worker(factory, name=name, slots=slots)
 
 

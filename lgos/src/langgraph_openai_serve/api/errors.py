@@ -25,6 +25,7 @@ from langgraph_openai_serve.errors import (
     OpenAIHTTPException,
     error_envelope,
 )
+from langgraph_openai_serve.metrics import count_error
 
 __all__ = ["configure_openai_error_handlers", "invalid_request", "validation_param"]
 
@@ -247,11 +248,13 @@ def invalid_request(errors: Sequence[Any]) -> InvalidRequestError:
 async def _validation_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     error = invalid_request(exc.errors())
+    count_error(error.code)
     return json_response(error.envelope(), error.status_code)
 
 
 async def _openai_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, OpenAIHTTPException)
+    count_error(exc.code)
     response = json_response(exc.envelope(), exc.status_code)
     if exc.headers:
         response.headers.update(exc.headers)
@@ -295,6 +298,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     server = status >= 500
     kind = SERVER_ERROR if server else "invalid_request_error"
     code = SERVER_ERROR if server else _HTTP_CODES.get(status)
+    count_error(code)
     return JSONResponse(
         error_envelope(message, type=kind, code=code),
         status_code=status,
@@ -306,6 +310,7 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     logger.error(
         "Unhandled error on %s %s", request.method, request.url.path, exc_info=exc
     )
+    count_error(SERVER_ERROR)
     return JSONResponse(
         error_envelope(
             "The server had an error processing the request.",
@@ -322,7 +327,7 @@ def configure_openai_error_handlers(app: FastAPI) -> None:
     Request validation errors become 400 ``invalid_request_error`` with the
     offending field in ``param``; HTTP errors keep their status; anything
     unexpected becomes a logged 500 whose ``type`` and ``code`` are
-    ``server_error``.
+    ``server_error``. Each rendered error counts in ``lgos_errors_total``.
     """
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(OpenAIHTTPException, _openai_error)

@@ -18,6 +18,7 @@ from starlette.responses import Response
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.registry import GraphRegistry
+from langgraph_openai_serve.metrics import note_model
 
 __all__ = [
     "EXTENSION_SCHEMA_VERSION",
@@ -95,5 +96,6 @@ async def retrieve_model(model: str, request: Request) -> Response:
 
     """
     registry: GraphRegistry = request.app.state.graph_registry
+    note_model(model, registry.graphs)
     config = registry.get_graph(model)
     return json_response(model_detail(model, config, request.app.state.created))

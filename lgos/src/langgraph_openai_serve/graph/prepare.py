@@ -40,6 +40,7 @@ from langgraph_openai_serve.graph.interrupt import (
     resume_values,
 )
 from langgraph_openai_serve.graph.lease_guard import LeaseSessionSaver
+from langgraph_openai_serve.graph.lease_metrics import measured_lease
 from langgraph_openai_serve.graph.message_ids import graph_messages
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
@@ -311,7 +312,9 @@ async def prepare_run(
     key = checkpoint_key(checkpoint_scope, request.model, run_id)
     runnable_config["configurable"] = {"thread_id": key}
     async with AsyncExitStack() as stack:
-        lease = await stack.enter_async_context(registry.run_coordinator.lease(key))
+        lease = await stack.enter_async_context(
+            measured_lease(registry.run_coordinator, key, request.model)
+        )
         pause, saved = await _read_thread(graph, runnable_config, run_id)
         pending = pause.batch if pause is not None else None
         recorded = pause.instructions if pause is not None else None

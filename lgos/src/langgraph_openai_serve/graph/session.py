@@ -8,6 +8,11 @@ run's lease) from :meth:`~RunSession.prepare` until it is released; its
 answer, or the pause) only once the run is released, so whoever receives
 the result finds the run free and a finished run's checkpoint deleted.
 
+The session also records the run's Prometheus metrics
+(:mod:`langgraph_openai_serve.metrics`): the run in flight from preparation
+to release, an accepted resume, a new pause, and the request's first
+streamed text.
+
 Usage::
 
     async with RunSession(request, messages, registry) as session:
@@ -31,10 +36,14 @@ from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.execution import (
     RunEvent,
+    TextChunk,
     is_result,
     stream_run_batches,
 )
-from langgraph_openai_serve.graph.interrupt import InterruptResume
+from langgraph_openai_serve.graph.interrupt import (
+    InterruptResume,
+    LangGraphInterruptBatch,
+)
 from langgraph_openai_serve.graph.prepare import (
     DEFAULT_CHECKPOINT_SCOPE,
     PreparedRun,
@@ -43,6 +52,12 @@ from langgraph_openai_serve.graph.prepare import (
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_stop import RunStop
+from langgraph_openai_serve.metrics import (
+    INTERRUPTS_PAUSED,
+    INTERRUPTS_RESUMED,
+    RUNS_IN_FLIGHT,
+    note_first_token,
+)
 
 __all__ = ["RunSession"]
 
@@ -83,6 +98,7 @@ class RunSession:
     ) -> None:
         self.request = request
         self.stop = stop
+        self._resuming = resume is not None
         self._prepare = prepare_run(
             request,
             messages,
@@ -96,6 +112,7 @@ class RunSession:
         )
         self._stack = AsyncExitStack()
         self._run: PreparedRun | None = None
+        self._in_flight = False
 
     @property
     def run(self) -> PreparedRun:
@@ -125,6 +142,11 @@ class RunSession:
 
         """
         self._run = await self._stack.enter_async_context(self._prepare)
+        model = self.request.model
+        RUNS_IN_FLIGHT.labels(model).inc()
+        self._in_flight = True
+        if self._resuming:
+            INTERRUPTS_RESUMED.labels(model).inc()
         return self._run
 
     async def release(self) -> None:
@@ -132,6 +154,9 @@ class RunSession:
 
         Idempotent; clean-up is shielded from cancellation.
         """
+        if self._in_flight:
+            self._in_flight = False
+            RUNS_IN_FLIGHT.labels(self.request.model).dec()
         await self._stack.aclose()
 
     async def batches(self, *, stream: bool) -> AsyncGenerator[list[RunEvent], None]:
@@ -150,18 +175,26 @@ class RunSession:
 
         """
         result: list[RunEvent] | None = None
+        texted = False
+        run = self.run
         try:
-            batches = stream_run_batches(self.run, stream=stream, stop=self.stop)
+            batches = stream_run_batches(run, stream=stream, stop=self.stop)
             async with contextlib.aclosing(batches) as parts:
                 async for batch in parts:
                     if len(batch) == 1 and is_result(batch[0]):
                         result = batch  # always alone, in the last batch
                         break
+                    if not texted and any(isinstance(e, TextChunk) for e in batch):
+                        texted = True
+                        note_first_token()
                     yield batch
         finally:
             await self.release()
         if result is None:  # pragma: no cover - the stream ends with a result
             raise GraphError("The graph finished without producing output.")
+        if isinstance(result[0], LangGraphInterruptBatch) and run.pending is None:
+            # A new pause (a repeated request re-delivers a pending one).
+            INTERRUPTS_PAUSED.labels(self.request.model).inc()
         yield result
 
     async def __aenter__(self) -> Self:

@@ -29,6 +29,7 @@ from langgraph_openai_serve.server.health import (
     ReadinessChecks,
     probe_routes,
 )
+from langgraph_openai_serve.server.metrics import install_metrics
 from langgraph_openai_serve.server.resources import (
     RegistryFactory,
     ServerResources,
@@ -263,6 +264,9 @@ def create_app(
     the root (:mod:`~langgraph_openai_serve.server.health`). Under Uvicorn,
     SIGTERM starts a graceful drain (:mod:`~langgraph_openai_serve.server.shutdown`,
     ``LGOS_SHUTDOWN_GRACE_SECONDS``).
+    Every request is measured, and ``GET /metrics`` serves the Prometheus
+    metrics unless ``LGOS_METRICS_ON_API_PORT`` is false (see
+    :mod:`~langgraph_openai_serve.server.metrics`).
     Once started, it freezes the startup heap (``gc.freeze()``): full garbage
     collections then skip the objects that live as long as the process; and
     it lets the youngest generation grow to
@@ -346,6 +350,7 @@ def create_app(
     # Before the OpenAI mount, which the lifespan adds: the probes stay at
     # the root whatever the prefix.
     app.router.routes.extend(probe_routes(lambda request: request.app.state.readiness))
+    install_metrics(app, route=settings.metrics_on_api_port, keys=api_keys)
     return app
 
 

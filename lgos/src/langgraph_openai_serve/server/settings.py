@@ -50,6 +50,14 @@ class ServerSettings(LgosSettings):
             callable from the FastAPI ``Request`` to the checkpoint scope
             (``LGOS_CHECKPOINT_SCOPE_RESOLVER``); it replaces the key
             tenants as the scope.
+        metrics_on_api_port: Serve Prometheus metrics at ``GET /metrics`` on
+            the API's own port (``LGOS_METRICS_ON_API_PORT``, default true).
+        metrics_port: Also serve them on this port, from a listener of
+            ``lgos serve``'s main process; ``lgos worker`` serves its own
+            there (``LGOS_METRICS_PORT``; unset: none).
+        metrics_host: The address the metrics port binds
+            (``LGOS_METRICS_HOST``; default: ``lgos serve``'s ``--host``,
+            ``127.0.0.1`` for ``lgos worker``).
 
     """
 
@@ -68,3 +76,6 @@ class ServerSettings(LgosSettings):
     api_keys: SecretStr | None = None
     api_key_file: Path | None = None
     checkpoint_scope_resolver: str | None = None
+    metrics_on_api_port: bool = True
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_host: str | None = None

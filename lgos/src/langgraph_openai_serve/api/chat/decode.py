@@ -54,6 +54,7 @@ from langgraph_openai_serve.graph.request import (
     ToolChoice,
 )
 from langgraph_openai_serve.graph.session import RunSession
+from langgraph_openai_serve.metrics import note_model
 
 __all__ = ["ChatPlan", "decode_chat_request"]
 
@@ -218,6 +219,7 @@ def decode_chat_request(
             file-input errors.
 
     """
+    note_model(request.model, registry.graphs)
     config = registry.get_graph(request.model)
     if config.supports(GraphFeature.INTERRUPTS):
         raise InvalidRequestError(

@@ -29,6 +29,7 @@ from langgraph_openai_serve.api.usage import chat_usage
 from langgraph_openai_serve.errors import SERVER_ERROR, error_envelope
 from langgraph_openai_serve.graph.execution import TextChunk, TextParity
 from langgraph_openai_serve.graph.session import RunSession
+from langgraph_openai_serve.metrics import count_error
 
 __all__ = ["collect_chat_completion", "stream_chat_completion"]
 
@@ -174,6 +175,7 @@ async def stream_chat_completion(
                     out.clear()
     except Exception as exc:
         log_stream_failure(logger, exc, frame.model)
+        count_error(failure_code(exc))
         out.append(
             data_bytes(
                 error_envelope(

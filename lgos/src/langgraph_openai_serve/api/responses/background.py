@@ -14,6 +14,7 @@ from langgraph_openai_serve.api.responses.interrupts import (
     parse_interrupt_response_id,
 )
 from langgraph_openai_serve.api.responses.jobs import (
+    TERMINAL_STATUSES,
     BackgroundBackend,
     BackgroundRun,
     new_job,
@@ -22,6 +23,7 @@ from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.api.runs import request_id_headers, resolve_scope
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
+from langgraph_openai_serve.metrics import BACKGROUND_RUNS, model_label, note_model
 from langgraph_openai_serve.request_context import bind_log_fields
 
 __all__ = ["cancel_background", "retrieve_background", "submit_background"]
@@ -56,6 +58,7 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
 
     """
     registry = request.app.state.graph_registry
+    note_model(body.model, registry.graphs)
     config = registry.get_graph(body.model)
     bind_log_fields(model=body.model)  # registered: safe to log
     backend = request.app.state.background_backend
@@ -99,6 +102,8 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
             code="idempotency_key_reused",
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
+    if run.job is job:  # a new run; a retry with the key gets the earlier one
+        BACKGROUND_RUNS.labels(body.model, "queued").inc()
     response = json_response(run.snapshot())
     response.headers.update(headers)
     return response
@@ -142,6 +147,11 @@ async def cancel_background(request: Request, response_id: str) -> Response:
 
     """
     backend, run = await _owned_run(request, response_id)
+    before = run.status
     await backend.cancel(run.id)
     run = await backend.get(run.id) or run
+    if run.status == "cancelled" and before not in TERMINAL_STATUSES:
+        registry = request.app.state.graph_registry
+        model = model_label(run.job.request.get("model"), registry.graphs)
+        BACKGROUND_RUNS.labels(model, "cancelled").inc()
     return json_response(run.snapshot())

@@ -51,6 +51,7 @@ from langgraph_openai_serve.graph.request import (
 )
 from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
 from langgraph_openai_serve.graph.session import RunSession
+from langgraph_openai_serve.metrics import note_model
 
 __all__ = ["ResponsePlan", "decode_response_request"]
 
@@ -184,6 +185,7 @@ def decode_response_request(
             of a model that never pauses (``previous_response_id``).
 
     """
+    note_model(request.model, registry.graphs)
     check_stream_options(request.stream, request.stream_options)
     if request.store and not request.background:
         raise InvalidRequestError(

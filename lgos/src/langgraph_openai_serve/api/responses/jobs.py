@@ -44,6 +44,7 @@ from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError
+from langgraph_openai_serve.metrics import BACKGROUND_RUNS, model_label
 from langgraph_openai_serve.request_context import current_request_id, log_context
 
 __all__ = [
@@ -246,6 +247,8 @@ async def execute_background_job(
     """
     request = ResponseCreateRequest.model_validate(job.request)
     frame = job_frame(job, request, uuid.UUID(engine_run_id).hex)
+    model = model_label(request.model, registry.graphs)
+    BACKGROUND_RUNS.labels(model, "in_progress").inc()
     with log_context(
         request_id=job.request_id, model=request.model, response_id=frame.response_id
     ):
@@ -260,7 +263,9 @@ async def execute_background_job(
             )
             session.stop = stop
             async with session:
-                return await collect_response(frame, session)
+                response = await collect_response(frame, session)
+            BACKGROUND_RUNS.labels(model, response["status"]).inc()
+            return response
         except InvalidRequestError as exc:
             message = exc.message
         except RunStoppedError as exc:
@@ -273,6 +278,7 @@ async def execute_background_job(
             else:
                 logger.exception("Background run %s failed", engine_run_id)
                 message = failure_message(exc)
+    BACKGROUND_RUNS.labels(model, "failed").inc()
     error = {"code": SERVER_ERROR, "message": message}
     return frame.snapshot("failed", error=error)
 

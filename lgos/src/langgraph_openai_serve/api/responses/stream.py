@@ -34,6 +34,7 @@ from langgraph_openai_serve.graph.server_tools import (
 )
 from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.graph.status import parse_status_event
+from langgraph_openai_serve.metrics import count_error
 
 __all__ = ["stream_response"]
 
@@ -123,6 +124,7 @@ async def stream_response(
                 out.extend(stream.close_text(answer_message))
             out.append(stream.close_message(answer_message, "incomplete"))
         error = {"code": SERVER_ERROR, "message": failure_message(exc)}
+        count_error(SERVER_ERROR)
         out.append(
             stream.emit(
                 "response.failed",
