@@ -224,6 +224,8 @@ async def stream_run_batches(
                 drain(parts, tracker, graph_context, run_context, finished),
                 name=RUN_NAME,
             )
+            if lease is not None:
+                lease.cover(task)
             # Also when the task is cancelled before it ever ran.
             task.add_done_callback(
                 lambda _: finished.done() or finished.set_result(None)
@@ -250,6 +252,8 @@ async def stream_run_batches(
             task = asyncio.create_task(
                 pump(parts, channel, graph_context, run_context), name=RUN_NAME
             )
+            if lease is not None:
+                lease.cover(task)
             stop = _on_lease_lost(lease, lambda: channel.fail(LeaseLostError()))
             try:
                 done = False

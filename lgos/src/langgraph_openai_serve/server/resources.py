@@ -65,7 +65,7 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
     ``AsyncPostgresStore`` and the checkpointer, LangGraph's
     ``AsyncPostgresSaver`` doing a leased run's I/O on its lease's session
     (``LeaseSessionPostgresSaver``) — migrated at start-up under a retried
-    advisory lock. Without it: in-memory
+    advisory lock, with the coordinator's lease table. Without it: in-memory
     equivalents, valid for one process only.
 
     Yields:
@@ -116,7 +116,7 @@ async def open_resources(settings: ServerSettings) -> AsyncIterator[ServerResour
         # A leased run's checkpoint I/O runs on its lease's session.
         checkpointer = LeaseSessionPostgresSaver(pool, coordinator)
         store = AsyncPostgresStore(pool)  # type: ignore[arg-type]
-        await setup_storage(pool, [checkpointer.setup, store.setup])
+        await setup_storage(pool, [checkpointer.setup, store.setup, coordinator.setup])
         yield ServerResources(
             checkpointer=checkpointer,
             store=store,
