@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psycopg
@@ -75,10 +76,9 @@ class RestartablePostgres:
         )
 
 
-@pytest.fixture
-@needs("integration")
-def restartable_postgres() -> Iterator[RestartablePostgres]:
-    """Create, start and finally drop a throw-away cluster on a free port.
+@contextmanager
+def restartable_cluster() -> Iterator[RestartablePostgres]:
+    """Create and start a throw-away cluster on a free port; drop it at the end.
 
     Uses Debian's cluster tools, which ``scripts/ensure-postgres.sh`` (run by
     ``just test``) installs; the shared server is never restarted, so other
@@ -113,3 +113,11 @@ def restartable_postgres() -> Iterator[RestartablePostgres]:
         subprocess.run(
             _as_root("pg_dropcluster", version, name, "--stop"), capture_output=True
         )
+
+
+@pytest.fixture
+@needs("integration")
+def restartable_postgres() -> Iterator[RestartablePostgres]:
+    """A cluster of the test's own (:func:`restartable_cluster`)."""
+    with restartable_cluster() as cluster:
+        yield cluster
