@@ -14,6 +14,7 @@ else), with the two servers started once.
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -99,11 +100,17 @@ def _resume_body(paused: Any, output: str) -> dict[str, Any]:
     }
 
 
-def _keep_trying(base: str, body: dict[str, Any], seen: list[str]) -> httpx.Response:
-    """Send ``body`` until it is not refused as busy or unavailable (5xx)."""
+def _keep_trying(
+    base: str, body: dict[str, Any], seen: list[str], go: threading.Event
+) -> httpx.Response:
+    """Send ``body`` until it is not refused as busy or unavailable (5xx).
+
+    Sends only while ``go`` is set.
+    """
     deadline = time.monotonic() + 60
     with httpx.Client(timeout=60) as http:
         while time.monotonic() < deadline:
+            go.wait(30)
             try:
                 reply = http.post(f"{base}/responses", json=body)
             except httpx.TransportError as error:
@@ -117,12 +124,17 @@ def _keep_trying(base: str, body: dict[str, Any], seen: list[str]) -> httpx.Resp
     raise AssertionError(f"the resume never went through on {base}: {seen[-5:]}")
 
 
-def _trial(servers: Servers, log: Path, disrupt: Callable[[], None]) -> Trial:
+def _trial(
+    servers: Servers, log: Path, disrupt: Callable[[threading.Event], None]
+) -> Trial:
+    """Run one trial; ``disrupt`` ends A's lease session (B sends while ``go``)."""
     paused = OpenAI(base_url=servers.a, api_key="x", max_retries=0).responses.create(
         model="approval", input=f"Refund {log.name}"
     )
     body = _resume_body(paused, f"timed:{NODE_SECONDS}:{log}")
     seen: list[str] = []
+    go = threading.Event()
+    go.set()
 
     def lines() -> list[list[str]]:
         return [line.split() for line in log.read_text().splitlines()]
@@ -131,11 +143,11 @@ def _trial(servers: Servers, log: Path, disrupt: Callable[[], None]) -> Trial:
         first = pool.submit(httpx.post, f"{servers.a}/responses", json=body, timeout=60)
         wait_until(log.exists, timeout=20, message="A to start the node")
         started = float(lines()[0][2])
-        second = pool.submit(_keep_trying, servers.b, body, seen)
+        second = pool.submit(_keep_trying, servers.b, body, seen, go)
         wait_until(lambda: "409" in seen, timeout=10, message="B to meet run_busy")
         time.sleep(max(0.0, started + DISRUPT_AFTER - time.time()))  # into the node
         disrupted = time.time()
-        disrupt()
+        disrupt(go)
         lost = first.result(timeout=60)
         done = second.result(timeout=90)
     assert lost.status_code == 503, lost.text
@@ -174,7 +186,7 @@ def test_a_terminated_lease_session_is_never_run_twice_at_once(
         _trial(
             servers,
             tmp_path / f"terminate-{n}",
-            lambda: _terminate_lease_session(servers.cluster.uri),
+            lambda go: _terminate_lease_session(servers.cluster.uri),
         )
         for n in range(TRIALS)
     ]
@@ -184,8 +196,16 @@ def test_a_terminated_lease_session_is_never_run_twice_at_once(
 def test_a_database_restart_is_never_run_twice_at_once(
     servers: Servers, tmp_path: Path
 ) -> None:
+    def restart(go: threading.Event) -> None:
+        # B holds off while the database is down, so that its pool has not
+        # been backing off from failed attempts when the database is back: it
+        # then takes the lock as soon as it can (its first request still waits
+        # about 1 s: psycopg_pool pauses after a connection fails its check).
+        go.clear()
+        servers.cluster.restart()  # returns once the database accepts connections
+        go.set()
+
     trials = [
-        _trial(servers, tmp_path / f"restart-{n}", servers.cluster.restart)
-        for n in range(TRIALS)
+        _trial(servers, tmp_path / f"restart-{n}", restart) for n in range(TRIALS)
     ]
     _check(trials, "restart")
