@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psycopg
@@ -67,18 +68,47 @@ class RestartablePostgres:
     uri: str
 
     def restart(self) -> None:
-        """Restart the cluster at once (``-m fast``: sessions are cut)."""
+        """Restart the cluster at once (``-m fast``: sessions are cut).
+
+        Runs ``pg_ctl`` itself, as the cluster's owner: it returns once the
+        server accepts connections again, about 0.2 s here, where Debian's
+        ``pg_ctlcluster`` wrapper takes about 2.4 s. A restart is then over
+        before a lease holder's next check (1 s), the case a takeover must
+        survive.
+        """
+        tools = f"/usr/lib/postgresql/{self.version}/bin"
+        data = f"/var/lib/postgresql/{self.version}/{self.name}"
+        config = f"/etc/postgresql/{self.version}/{self.name}/postgresql.conf"
+        log = f"/var/log/postgresql/postgresql-{self.version}-{self.name}.log"
+        owner = (
+            ["runuser", "-u", "postgres", "--"]
+            if os.geteuid() == 0
+            else ["sudo", "-u", "postgres"]
+        )
         subprocess.run(
-            _as_root("pg_ctlcluster", self.version, self.name, "restart", "-m", "fast"),
+            [
+                *owner,
+                f"{tools}/pg_ctl",
+                "restart",
+                "-D",
+                data,
+                "-m",
+                "fast",
+                "-w",
+                "-l",  # (without a log file pg_ctl's output keeps the pipe open)
+                log,
+                "-o",
+                f"-c config_file={config}",
+            ],
             check=True,
             capture_output=True,
+            timeout=60,
         )
 
 
-@pytest.fixture
-@needs("integration")
-def restartable_postgres() -> Iterator[RestartablePostgres]:
-    """Create, start and finally drop a throw-away cluster on a free port.
+@contextmanager
+def restartable_cluster() -> Iterator[RestartablePostgres]:
+    """Create and start a throw-away cluster on a free port; drop it at the end.
 
     Uses Debian's cluster tools, which ``scripts/ensure-postgres.sh`` (run by
     ``just test``) installs; the shared server is never restarted, so other
@@ -113,3 +143,11 @@ def restartable_postgres() -> Iterator[RestartablePostgres]:
         subprocess.run(
             _as_root("pg_dropcluster", version, name, "--stop"), capture_output=True
         )
+
+
+@pytest.fixture
+@needs("integration")
+def restartable_postgres() -> Iterator[RestartablePostgres]:
+    """A cluster of the test's own (:func:`restartable_cluster`)."""
+    with restartable_cluster() as cluster:
+        yield cluster

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 
 import psycopg
@@ -212,3 +213,145 @@ async def test_checkpoint_io_that_stops_answering_loses_the_lease(
                 break
             await asyncio.sleep(0.05)
         assert _locks_held(postgres_uri, "run-1") == 0
+
+
+# Takeover: a lease whose holder lost its session is not run again until
+# that holder has stopped (it reports so) or its recorded bound has passed.
+
+
+def _lease_rows(uri: str) -> list[tuple[str, float]]:
+    with psycopg.connect(uri) as conn:
+        return conn.execute(
+            "select holder, stop_seconds from lgos_run_leases order by holder"
+        ).fetchall()
+
+
+def _terminate(uri: str, key: str) -> int:
+    with psycopg.connect(uri, autocommit=True) as admin:
+        return len(
+            admin.execute(
+                "select pg_terminate_backend(pid) from pg_locks"
+                " where locktype = 'advisory' and objid = %s",
+                (advisory_lock_id(key) & 0xFFFFFFFF,),
+            ).fetchall()
+        )
+
+
+async def _crashed_holder(uri: str, key: str, stop_seconds: float) -> None:
+    """Take ``key``'s lease as a process that then dies without a word."""
+    from langgraph_openai_serve.integrations import lease_record
+
+    async with await psycopg.AsyncConnection.connect(
+        uri, autocommit=True, row_factory=dict_row
+    ) as conn:
+        taken = await lease_record.take(
+            conn,
+            advisory_lock_id(key),
+            uuid.uuid4(),
+            holder="crashed:1",
+            stop_seconds=stop_seconds,
+        )
+        assert taken is not None
+    # The connection closed: the lock is freed as the backend exits; the row stays.
+    for _ in range(100):
+        if _locks_held(uri, key) == 0:
+            return
+        await asyncio.sleep(0.02)
+    pytest.fail("the crashed holder's lock was never freed")
+
+
+async def test_a_clean_release_leaves_no_row_and_the_next_holder_runs_at_once(
+    pools, postgres_uri: str
+) -> None:
+    a = PostgresRunCoordinator(pools[0], max_concurrent_leases=1)
+    b = PostgresRunCoordinator(pools[1], max_concurrent_leases=1)
+    async with a.lease("run-1"):
+        assert [h for h, _ in _lease_rows(postgres_uri)] == [a._holder]
+        assert _lease_rows(postgres_uri)[0][1] == a.stop_seconds == 7.0
+    assert _lease_rows(postgres_uri) == []
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    async with b.lease("run-1"):
+        assert loop.time() - started < 0.5
+
+
+async def test_a_takeover_waits_until_the_lost_holder_has_stopped(
+    pools, postgres_uri: str
+) -> None:
+    # A's session is terminated mid-run. B takes the freed lock at once but
+    # enters only after A's run has stopped (A's graph task takes 0.5 s to
+    # stop once cancelled) and A has reported it, well within A's bound.
+    a = PostgresRunCoordinator(
+        pools[0], max_concurrent_leases=1, check_seconds=0.2, check_timeout_seconds=1
+    )
+    b = PostgresRunCoordinator(pools[1], max_concurrent_leases=1)
+    loop = asyncio.get_running_loop()
+    times: dict[str, float] = {}
+    started = asyncio.Event()
+
+    async def work() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            await asyncio.shield(asyncio.sleep(0.5))  # slow to stop
+            times["a stopped"] = loop.time()
+            raise
+
+    async def holder() -> None:
+        async with a.lease("run-1") as lease:
+            task = asyncio.create_task(work())
+            lease.cover(task)
+            await lease.lost.wait()
+            task.cancel()  # and leave at once: the report waits for the task
+
+    async def taker() -> None:
+        while True:
+            try:
+                async with b.lease("run-1"):
+                    times["b entered"] = loop.time()
+                    return
+            except RunBusyError:
+                await asyncio.sleep(0.02)
+
+    held = asyncio.create_task(holder())
+    await started.wait()
+    taking = asyncio.create_task(taker())
+    await asyncio.sleep(0.2)
+    assert _terminate(postgres_uri, "run-1") == 1
+    times["terminated"] = loop.time()
+    await asyncio.wait_for(asyncio.gather(held, taking), 10)
+    assert times["b entered"] >= times["a stopped"]
+    assert times["b entered"] - times["terminated"] < a.stop_seconds
+    assert _lease_rows(postgres_uri) == []
+
+
+async def test_a_holder_that_never_reports_is_waited_for_up_to_its_bound(
+    pools, postgres_uri: str
+) -> None:
+    loop = asyncio.get_running_loop()
+    b = PostgresRunCoordinator(
+        pools[1], max_concurrent_leases=1, check_seconds=0.2, check_timeout_seconds=0.3
+    )
+    await b.setup()
+    await _crashed_holder(postgres_uri, "run-1", stop_seconds=1.0)
+    started = loop.time()
+    async with b.lease("run-1"):
+        waited = loop.time() - started
+    assert 1.0 <= waited < 2.0
+    assert _lease_rows(postgres_uri) == []  # B stopped cleanly
+
+    # A holder cancelled while it waits keeps the row, its bound at least the
+    # crashed holder's: the next one still waits that long.
+    await _crashed_holder(postgres_uri, "run-2", stop_seconds=1.0)
+
+    async def enter() -> None:
+        async with b.lease("run-2"):
+            pytest.fail("entered before the crashed holder's bound passed")
+
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(enter(), 0.3)
+    assert [h for h, _ in _lease_rows(postgres_uri)] == [b._holder]
+    started = loop.time()
+    async with b.lease("run-2"):
+        assert b.stop_seconds <= loop.time() - started < b.stop_seconds + 1

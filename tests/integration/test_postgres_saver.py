@@ -67,6 +67,7 @@ async def _saver(pool: AsyncConnectionPool) -> tuple[Any, PostgresRunCoordinator
     )
     saver = LeaseSessionPostgresSaver(pool, coordinator)
     await saver.setup()
+    await coordinator.setup()  # as lgos serve does (else the first lease does)
     return saver, coordinator
 
 

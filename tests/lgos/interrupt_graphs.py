@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import operator
 import os
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,6 +47,28 @@ async def _pass_gate(gate: Path) -> None:
     log("done")
 
 
+async def _timed(log: Path, seconds: float) -> None:
+    """Run for ``seconds``, logging ``pid start|end|cancelled wall-clock-time``.
+
+    The log tells, across processes, who ran the node from when to when: a
+    cancelled run logs the moment it stopped.
+    """
+
+    def record(event: str) -> None:
+        with log.open("a") as out:
+            out.write(f"{os.getpid()} {event} {time.time():.6f}\n")
+
+    record("start")
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:  # noqa: ASYNC110 - a node at work
+            await asyncio.sleep(0.02)
+    except asyncio.CancelledError:
+        record("cancelled")
+        raise
+    record("end")
+
+
 class ApprovalState(MessagesState):
     decision: str
 
@@ -80,6 +103,9 @@ def approval_graph(checkpointer: BaseCheckpointSaver, counter: Counter) -> Any:
             await asyncio.sleep(60)
         if state["decision"].startswith("gate:"):
             await _pass_gate(Path(state["decision"][5:]))
+        if state["decision"].startswith("timed:"):  # timed:SECONDS:LOG
+            seconds, log = state["decision"][6:].split(":", 1)
+            await _timed(Path(log), float(seconds))
         return {"messages": [AIMessage(f"Decision: {state['decision']}")]}
 
     builder = StateGraph(ApprovalState)

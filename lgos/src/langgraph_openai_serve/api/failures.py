@@ -88,7 +88,10 @@ def run_error(exc: Exception) -> OpenAIHTTPException | None:
     """Map a neutral lease error to its OpenAI error, or return None.
 
     - :class:`RunBusyError`: 409 ``run_busy``;
-    - :class:`LeasesExhaustedError`: 503 ``leases_exhausted``.
+    - :class:`LeasesExhaustedError`: 503 ``leases_exhausted``;
+    - :class:`LeaseLostError` (lost while the run was being prepared, for
+      example while waiting for a previous holder to stop): 503
+      ``run_lease_lost``.
     """
     if isinstance(exc, RunBusyError):
         return InvalidRequestError(
@@ -102,6 +105,8 @@ def run_error(exc: Exception) -> OpenAIHTTPException | None:
             code="leases_exhausted",
             status_code=503,
         )
+    if isinstance(exc, LeaseLostError):
+        return ServerError(str(exc), code=RUN_LEASE_LOST, status_code=503)
     return None
 
 

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "InMemoryRunCoordinator",
@@ -64,18 +64,31 @@ class Lease:
             calls it right before each checkpoint write and the deletion of
             a finished run's thread, so a lease lost between two periodic
             checks does not let the run write.
+        tasks: The unfinished tasks doing the leased work (:meth:`cover`);
+            a coordinator whose lease was lost reports the holder stopped
+            only once they have all ended.
 
     """
 
     key: str
     lost: asyncio.Event = field(default_factory=asyncio.Event)
     confirm: Callable[[], Awaitable[bool]] | None = None
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
 
     async def holds(self) -> bool:
         """Return whether the lease holds now (asking :attr:`confirm`)."""
         if self.lost.is_set():
             return False
         return self.confirm is None or await self.confirm()
+
+    def cover(self, task: asyncio.Task[Any]) -> None:
+        """Count ``task`` as leased work until it ends (the runner's graph task).
+
+        A run cancelled after its lease was lost may take a moment to stop;
+        the lease's holder is not reported stopped before its tasks are.
+        """
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
 
 @runtime_checkable

@@ -243,6 +243,8 @@ async def stream_run_batches(
                 drain(parts, tracker, graph_context, run_context, finished),
                 name=RUN_NAME,
             )
+            if lease is not None:
+                lease.cover(task)
             # Also when the task is cancelled before it ever ran.
             task.add_done_callback(
                 lambda _: finished.done() or finished.set_result(None)
@@ -279,6 +281,8 @@ async def stream_run_batches(
             task = asyncio.create_task(
                 pump(parts, channel, graph_context, run_context), name=RUN_NAME
             )
+            if lease is not None:
+                lease.cover(task)
             watch = _on_lease_lost(lease, lambda: channel.fail(LeaseLostError()))
             unsubscribe = _on_stop(stop, lambda: channel.fail(RunStoppedError()))
             try:

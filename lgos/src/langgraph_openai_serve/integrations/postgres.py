@@ -1,12 +1,20 @@
 """PostgreSQL coordination for interrupt runs (extra ``postgres``).
 
 :class:`PostgresRunCoordinator` provides the cross-process, single-flight
-interrupt-run lease on PostgreSQL session advisory locks.
+interrupt-run lease on PostgreSQL session advisory locks, with a row per
+lease (:mod:`.lease_record`) so that a holder that lost its session is
+waited for before anyone else runs the same work.
 :class:`~.postgres_saver.LeaseSessionPostgresSaver` is LangGraph's
 ``AsyncPostgresSaver`` running a leased run's checkpoint I/O on the lease's
 own session. Application data uses LangGraph's ``AsyncPostgresStore``;
 :func:`setup_storage` applies the migrations once across processes that
 start together.
+
+One module: it is the public PostgreSQL coordination API the reference
+names in one place (the coordinator, the session it lends the checkpointer,
+the pool check and the serialized migrations it runs its own table's
+creation under); the lease table's SQL and the takeover wait live in
+:mod:`.lease_record`.
 """
 
 from __future__ import annotations
@@ -14,8 +22,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 import select
+import socket
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -24,7 +35,6 @@ from typing import Any
 import anyio
 
 try:
-    from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[postgres] for PostgreSQL support."
@@ -32,14 +42,17 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
 
 from langgraph_openai_serve.graph.coordinator import (
     Lease,
+    LeaseLostError,
     LeasesExhaustedError,
     RunBusyError,
 )
+from langgraph_openai_serve.integrations import lease_record
 
 __all__ = [
     "LEASE_CHECK_SECONDS",
     "LEASE_CHECK_TIMEOUT_SECONDS",
     "LEASE_SLOT_WAIT_SECONDS",
+    "LEASE_STOP_MARGIN_SECONDS",
     "LOCK_READ",
     "LeaseSession",
     "PostgresRunCoordinator",
@@ -59,10 +72,11 @@ LEASE_CHECK_TIMEOUT_SECONDS = 5.0
 """How long a check may take before the session counts as lost (the default)."""
 LEASE_SLOT_WAIT_SECONDS = 5.0
 """How long a lease waits for a free slot before it is refused (the default)."""
+LEASE_STOP_MARGIN_SECONDS = 1.0
+"""Time allowed for a run to stop once its lost lease is noticed: with the
+check interval and timeout, the bound a holder records for a takeover."""
 
 _TASKS: set[asyncio.Task[None]] = set()
-
-_LOCK_SQL = "select pg_try_advisory_lock(%s) as locked"
 
 LOCK_READ = "lgos/lock-read"
 """``LeaseSession.reads`` key of the row read with the lock (``read_on_lock``),
@@ -146,6 +160,19 @@ class PostgresRunCoordinator:
     session and so releases every lock it held. A crashed process's locks are
     released by PostgreSQL when its connections drop.
 
+    Takeover: the lock is taken together with a row in ``lgos_run_leases``
+    that a clean release deletes. A new holder that finds the row of a
+    holder whose session ended (it was terminated, the database restarted,
+    the process crashed) does not run until that holder has reported, from
+    another connection, that its run stopped, or until the bound the holder
+    recorded has passed: :attr:`stop_seconds`, the check interval plus the
+    check timeout plus :data:`LEASE_STOP_MARGIN_SECONDS` (7 s by default),
+    counted from the takeover. So two processes never run the same lease's
+    work at once, provided every holder's event loop runs and its graph
+    stops when cancelled. Run :meth:`setup` before serving (``lgos serve``
+    does, with its migrations); a coordinator that has not runs it on its
+    first lease.
+
     Requirements (from PostgreSQL's advisory-lock semantics): direct
     connections or session-mode pooling (transaction-mode poolers cannot
     keep a session lock); a pool configured with ``autocommit=True``,
@@ -184,6 +211,9 @@ class PostgresRunCoordinator:
         self._check_timeout = check_timeout_seconds
         self._slot_wait = slot_wait_seconds
         self._sessions: dict[str, LeaseSession] = {}
+        self._holder = f"{socket.gethostname()}:{os.getpid()}"
+        self._ready = False
+        self._setting_up: asyncio.Lock | None = None
         self.read_on_lock: Callable[[str], tuple[str, tuple[Any, ...]]] | None = None
         """A query of the key (SQL, parameters) sent with the lock, in the same
         round trip; its first row (None for none) is kept in the new session's
@@ -194,6 +224,36 @@ class PostgresRunCoordinator:
         """Return the session of the lease this process holds on ``key``, if any."""
         return self._sessions.get(key)
 
+    @property
+    def stop_seconds(self) -> float:
+        """Seconds a run of this coordinator may go on after its lease's session ended.
+
+        ``check_seconds + check_timeout_seconds +``
+        :data:`LEASE_STOP_MARGIN_SECONDS`: the loss is noticed within the
+        first two, and the run is cancelled then. Recorded with each lease;
+        a process taking the lease over waits at most this long.
+        """
+        return self._check_seconds + self._check_timeout + LEASE_STOP_MARGIN_SECONDS
+
+    async def setup(self) -> None:
+        """Create the lease table ``lgos_run_leases`` if it is missing.
+
+        Like LangGraph's ``setup()`` methods, run it before serving, once
+        across processes that start together (:func:`setup_storage`).
+        """
+        async with self._pool.connection() as connection:
+            await connection.execute(lease_record.CREATE_SQL)
+        self._ready = True
+
+    async def _ensure_setup(self) -> None:
+        if self._ready:
+            return
+        if self._setting_up is None:
+            self._setting_up = asyncio.Lock()
+        async with self._setting_up:
+            if not self._ready:
+                await setup_storage(self._pool, [self.setup])
+
     @asynccontextmanager
     async def lease(self, key: str) -> AsyncIterator[Lease]:
         """Hold the lease for ``key`` across every process sharing the database.
@@ -203,16 +263,25 @@ class PostgresRunCoordinator:
         has ended (its backend terminated, the database restarted, a network
         cut), PostgreSQL has already freed the lock and another process may
         take it: the yielded :class:`Lease` is marked lost, so the run stops
-        and writes nothing more, and the dead connection is discarded.
+        and writes nothing more, and the dead connection is discarded. Once
+        the run's tasks (:meth:`Lease.cover`) have ended, this process
+        reports from another connection that it stopped.
+
+        Entering takes over a lease whose previous holder lost its session:
+        it waits, before yielding, until that holder reported it stopped or
+        its recorded ``stop_seconds`` passed (asking every 0.1 s).
 
         Raises:
             RunBusyError: Another session holds the lock.
             LeasesExhaustedError: This process already holds
                 ``max_concurrent_leases`` leases and none came free within
                 ``slot_wait_seconds``.
+            LeaseLostError: The lease was lost while waiting for the
+                previous holder to stop.
 
         """
         lock_id = advisory_lock_id(key)
+        await self._ensure_setup()
         try:
             async with asyncio.timeout(self._slot_wait):
                 await self._slots.acquire()
@@ -220,18 +289,27 @@ class PostgresRunCoordinator:
             raise LeasesExhaustedError(key) from None
         try:
             connection = await self._pool.getconn()
+            token = uuid.uuid4()
+            read = self.read_on_lock
             try:
-                locked, read = await self._lock(connection, key, lock_id)
+                taken = await lease_record.take(
+                    connection,
+                    lock_id,
+                    token,
+                    holder=self._holder,
+                    stop_seconds=self.stop_seconds,
+                    read=read(key) if read is not None else None,
+                )
             except BaseException:
                 await self._discard(connection)
                 raise
-            if not locked:
+            if taken is None:
                 await self._pool.putconn(connection)
                 raise RunBusyError(key)
             lease = Lease(key)
             session = LeaseSession(connection, lease)
-            if self.read_on_lock is not None:
-                session.reads[LOCK_READ] = read
+            if read is not None:
+                session.reads[LOCK_READ] = taken.read
             backend = connection.info.backend_pid
 
             async def confirm() -> bool:
@@ -239,37 +317,72 @@ class PostgresRunCoordinator:
 
             lease.confirm = confirm
             watch = asyncio.ensure_future(self._watch(confirm))
+            # Whether no earlier holder can still be running this work.
+            alone = taken.previous_holder is None
             self._sessions[key] = session
             try:
+                if not alone:
+                    await self._await_previous(session, backend, lock_id, token, taken)
+                    session.reads.clear()  # it may have written before it stopped
+                    alone = True
                 yield lease
             finally:
                 del self._sessions[key]
                 with anyio.CancelScope(shield=True):
                     watch.cancel()
                     await asyncio.wait((watch,))
+                running = {task for task in lease.tasks if not task.done()}
+                released = False
                 if lease.lost.is_set():
                     await self._discard(connection)
                 else:
-                    await self._release(session, lock_id)
+                    released = await self._release(
+                        session, lock_id, token, forget=alone and not running
+                    )
+                if alone and not (released and not running):
+                    _background(
+                        lease_record.report_stopped(
+                            self._pool, key, lock_id, token, running
+                        )
+                    )
         finally:
             self._slots.release()
 
-    async def _lock(self, connection: Any, key: str, lock_id: int) -> tuple[bool, Any]:
-        """Try the lock (and run ``read_on_lock`` in the same round trip)."""
-        read = self.read_on_lock
-        if read is None:
-            cursor = await connection.execute(_LOCK_SQL, (lock_id,))
-            row = await cursor.fetchone()
-            return bool(row and row["locked"]), None
-        query, params = read(key)
-        rows = connection.cursor(binary=True, row_factory=dict_row)
-        async with connection.pipeline():
-            cursor = await connection.execute(_LOCK_SQL, (lock_id,))
-            await rows.execute(query, params, binary=True)
-        row = await cursor.fetchone()
-        found = await rows.fetchone()
-        await rows.close()
-        return bool(row and row["locked"]), found
+    async def _await_previous(
+        self,
+        session: LeaseSession,
+        backend: int,
+        lock_id: int,
+        token: uuid.UUID,
+        taken: lease_record.Taken,
+    ) -> None:
+        """Wait for the previous holder (:func:`.lease_record.wait_for_previous`).
+
+        Raises:
+            LeaseLostError: This lease was lost meanwhile (a poll that failed
+                or did not answer within the check timeout counts as lost).
+
+        """
+        lease = session.lease
+        try:
+            await lease_record.wait_for_previous(
+                session.connection,
+                session.lock,
+                lock_id,
+                token,
+                taken,
+                lost=lease.lost,
+                key=lease.key,
+                poll_timeout=self._check_timeout,
+            )
+        except TimeoutError:
+            self._lose(lease, backend, silent=True)
+            raise LeaseLostError from None
+        except LeaseLostError:
+            raise
+        except Exception as exc:
+            self._lose(lease, backend, silent=False)
+            raise LeaseLostError from exc
 
     async def _watch(self, confirm: Callable[[], Awaitable[bool]]) -> None:
         while True:
@@ -335,23 +448,32 @@ class PostgresRunCoordinator:
                     "Could not end the silent lease session %s", backend, exc_info=True
                 )
 
-    async def _release(self, session: LeaseSession, lock_id: int) -> None:
+    async def _release(
+        self, session: LeaseSession, lock_id: int, token: uuid.UUID, *, forget: bool
+    ) -> bool:
+        """Unlock (deleting the lease's row when ``forget``); whether it was clean.
+
+        A release that fails or takes longer than ``_RELEASE_SECONDS`` closes
+        the session instead, which frees the lock and keeps the row.
+        """
         connection = session.connection
+        released = False
         with anyio.move_on_after(_RELEASE_SECONDS, shield=True):
             try:
                 async with session.lock:  # after I/O still running on it
-                    cursor = await connection.execute(
-                        "select pg_advisory_unlock(%s) as unlocked", (lock_id,)
+                    released = await lease_record.release(
+                        connection, lock_id, token, forget=forget
                     )
-                    row = await cursor.fetchone()
-                if row and row["unlocked"]:
-                    await self._pool.putconn(connection)
-                    return
             except Exception:
                 logger.warning(
                     "Advisory unlock failed; closing the session", exc_info=True
                 )
+        if not released:
             await self._discard(connection)
+            return False
+        with anyio.CancelScope(shield=True):
+            await self._pool.putconn(connection)
+        return True
 
     async def _discard(self, connection: Any) -> None:
         with anyio.CancelScope(shield=True):

@@ -90,7 +90,7 @@ async def open_resources(
     ``AsyncPostgresStore`` and the checkpointer, LangGraph's
     ``AsyncPostgresSaver`` doing a leased run's I/O on its lease's session
     (``LeaseSessionPostgresSaver``) — migrated at start-up under a retried
-    advisory lock. Without it: in-memory
+    advisory lock, with the coordinator's lease table. Without it: in-memory
     equivalents, valid for one process only.
 
     Args:
@@ -147,7 +147,7 @@ async def open_resources(
         # A leased run's checkpoint I/O runs on its lease's session.
         checkpointer = LeaseSessionPostgresSaver(pool, coordinator)
         store = AsyncPostgresStore(pool)  # type: ignore[arg-type]
-        await setup_storage(pool, [checkpointer.setup, store.setup])
+        await setup_storage(pool, [checkpointer.setup, store.setup, coordinator.setup])
         if checks is not None:
             checks["postgres"] = functools.partial(
                 check_pool, pool, READY_TIMEOUT_SECONDS
