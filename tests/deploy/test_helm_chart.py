@@ -19,7 +19,6 @@ import copy
 import json
 import signal
 import subprocess
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from tests.hatchet import hatchet_engine  # noqa: F401 - session fixture
 from tests.procs import ROOT, free_port, lgos_command, running
 from tests.tiers import needs
 from tests.waiting import wait_until
@@ -36,7 +36,9 @@ from tests.waiting import wait_until
 pytestmark = [pytest.mark.stack]
 
 CHART = ROOT / "deploy" / "helm" / "lgos"
-VALUE_SETS = sorted(p.name.removesuffix("-values.yaml") for p in (CHART / "ci").glob("*-values.yaml"))
+VALUE_SETS = sorted(
+    p.name.removesuffix("-values.yaml") for p in (CHART / "ci").glob("*-values.yaml")
+)
 # The chart's kubeVersion floor, and the newest schemas kubernetes-validate has.
 KUBE_VERSIONS = ("1.27.0", "1.37.0")
 RELEASE = "lgos"
@@ -99,7 +101,13 @@ def render(
 def render_error(helm: str, values: str, *extra: str) -> str:
     """``helm template``'s error output; fails the test if it rendered."""
     done = _run_helm(
-        helm, "template", RELEASE, str(CHART), "-f", str(CHART / "ci" / f"{values}-values.yaml"), *extra
+        helm,
+        "template",
+        RELEASE,
+        str(CHART),
+        "-f",
+        str(CHART / "ci" / f"{values}-values.yaml"),
+        *extra,
     )
     assert done.returncode != 0, f"rendered, but should not have:\n{done.stdout[:2000]}"
     return done.stderr
@@ -107,7 +115,9 @@ def render_error(helm: str, values: str, *extra: str) -> str:
 
 def one(docs: list[Manifest], kind: str, name: str) -> Manifest:
     found = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name]
-    assert len(found) == 1, f"{kind}/{name}: {[(d['kind'], d['metadata']['name']) for d in docs]}"
+    assert len(found) == 1, (
+        f"{kind}/{name}: {[(d['kind'], d['metadata']['name']) for d in docs]}"
+    )
     return found[0]
 
 
@@ -143,7 +153,14 @@ CONNECTIONS = f"{RELEASE}-connections"
 
 @pytest.mark.parametrize("values", VALUE_SETS)
 def test_helm_lint_strict_passes(helm: str, values: str) -> None:
-    done = _run_helm(helm, "lint", "--strict", str(CHART), "-f", str(CHART / "ci" / f"{values}-values.yaml"))
+    done = _run_helm(
+        helm,
+        "lint",
+        "--strict",
+        str(CHART),
+        "-f",
+        str(CHART / "ci" / f"{values}-values.yaml"),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 chart(s) linted, 0 chart(s) failed" in done.stdout
     assert "[WARNING]" not in done.stdout and "[ERROR]" not in done.stdout
@@ -151,14 +168,18 @@ def test_helm_lint_strict_passes(helm: str, values: str) -> None:
 
 @pytest.mark.parametrize("kube", KUBE_VERSIONS)
 @pytest.mark.parametrize("values", VALUE_SETS)
-def test_every_rendered_object_is_valid_kubernetes(helm: str, values: str, kube: str) -> None:
+def test_every_rendered_object_is_valid_kubernetes(
+    helm: str, values: str, kube: str
+) -> None:
     docs = render(helm, values, kube=kube)
     assert docs
     for doc in docs:
         try:
             kubernetes_validate.validate(doc, kube, strict=True)
         except kubernetes_validate.ValidationError as error:
-            pytest.fail(f"{doc['kind']}/{doc['metadata']['name']} (Kubernetes {kube}): {error.message} at {list(error.path)}")
+            pytest.fail(
+                f"{doc['kind']}/{doc['metadata']['name']} (Kubernetes {kube}): {error.message} at {list(error.path)}"
+            )
 
 
 def test_the_validator_refuses_what_kubernetes_would(helm: str) -> None:
@@ -226,7 +247,9 @@ def test_the_validator_refuses_what_kubernetes_would(helm: str) -> None:
         ),
     ],
 )
-def test_each_value_set_renders_its_objects(helm: str, values: str, expected: list[str]) -> None:
+def test_each_value_set_renders_its_objects(
+    helm: str, values: str, expected: list[str]
+) -> None:
     assert kinds(render(helm, values)) == sorted(expected)
 
 
@@ -241,7 +264,11 @@ def test_api_probes_use_the_lgos_health_routes(helm: str, values: str) -> None:
     assert api["readinessProbe"]["httpGet"] == {"path": "/health/ready", "port": "http"}
     assert api["startupProbe"]["httpGet"] == {"path": "/health/live", "port": "http"}
     assert port_names["http"] == 8000
-    assert api["command"][:3] == ["lgos", "serve", "lgos_demo_api.registry:create_registry"]
+    assert api["command"][:3] == [
+        "lgos",
+        "serve",
+        "lgos_demo_api.registry:create_registry",
+    ]
     assert api["command"][api["command"].index("--port") + 1] == "8000"
 
 
@@ -251,46 +278,93 @@ def test_termination_grace_outlasts_the_lgos_drain(helm: str, values: str) -> No
     pod = deployment["spec"]["template"]["spec"]
     api = container(deployment)
     shutdown_grace = float(env_of(deployment)["LGOS_SHUTDOWN_GRACE_SECONDS"]["value"])
-    pre_stop = api.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command")
+    pre_stop = (
+        api.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command")
+    )
     sleep = float(pre_stop[1]) if pre_stop else 0.0
     if pre_stop:
         assert pre_stop[0] == "sleep"
     grace = pod["terminationGracePeriodSeconds"]
     assert grace > sleep + shutdown_grace
     if values != "no-workers":  # the one set that names its own period
-        uvicorn_wait = float(api["command"][api["command"].index("--timeout-graceful-shutdown") + 1])
+        uvicorn_wait = float(
+            api["command"][api["command"].index("--timeout-graceful-shutdown") + 1]
+        )
         assert grace >= sleep + shutdown_grace + STOP_WAIT_SECONDS + uvicorn_wait
 
 
 def test_grace_values_flow_into_the_pod(helm: str) -> None:
     defaults = one(render(helm, "defaults"), "Deployment", API)
     assert env_of(defaults)["LGOS_SHUTDOWN_GRACE_SECONDS"]["value"] == "30"
-    assert container(defaults)["lifecycle"]["preStop"]["exec"]["command"] == ["sleep", "5"]
-    assert defaults["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 5 + 30 + 15 + 5 + 10
+    assert container(defaults)["lifecycle"]["preStop"]["exec"]["command"] == [
+        "sleep",
+        "5",
+    ]
+    assert (
+        defaults["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        == 5 + 30 + 15 + 5 + 10
+    )
     scaled = one(render(helm, "scaled"), "Deployment", API)
     assert env_of(scaled)["LGOS_SHUTDOWN_GRACE_SECONDS"]["value"] == "45"
-    assert scaled["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 5 + 45 + 15 + 5 + 10
+    assert (
+        scaled["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        == 5 + 45 + 15 + 5 + 10
+    )
     fixed = one(render(helm, "no-workers"), "Deployment", API)
     assert fixed["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 90
     assert "lifecycle" not in container(fixed)
 
 
-def test_a_grace_period_shorter_than_the_drain_is_refused(helm: str) -> None:
-    error = render_error(helm, "defaults", "--set", "api.terminationGracePeriodSeconds=30")
-    assert "api.terminationGracePeriodSeconds (30) must exceed" in error
+def test_the_worker_outlasts_its_own_drain(helm: str) -> None:
+    for values, grace in (("defaults", 90), ("scaled", 90)):
+        worker = one(render(helm, values), "Deployment", WORKER)
+        assert env_of(worker)["LGOS_SHUTDOWN_GRACE_SECONDS"]["value"] == str(grace)
+        period = worker["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        assert period == grace + STOP_WAIT_SECONDS + 10
+    shorter = render(helm, "defaults", "--set", "worker.shutdownGraceSeconds=20")
+    assert (
+        one(shorter, "Deployment", WORKER)["spec"]["template"]["spec"][
+            "terminationGracePeriodSeconds"
+        ]
+        == 45
+    )
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "api.terminationGracePeriodSeconds=30",
+            "api.terminationGracePeriodSeconds (30) must exceed",
+        ),
+        (
+            "worker.terminationGracePeriodSeconds=90",
+            "worker.terminationGracePeriodSeconds (90) must exceed",
+        ),
+    ],
+)
+def test_a_grace_period_shorter_than_the_drain_is_refused(
+    helm: str, setting: str, message: str
+) -> None:
+    assert message in render_error(helm, "defaults", "--set", setting)
 
 
 def test_rolling_updates_keep_every_replica_serving(helm: str) -> None:
     spec = one(render(helm, "defaults"), "Deployment", API)["spec"]
     assert spec["replicas"] == 2
-    assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
+    assert spec["strategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1},
+    }
 
 
 # --- selectors: PDB, Service, HPA, Ingress ------------------------------------
 
 
 @pytest.mark.parametrize("values", VALUE_SETS)
-def test_disruption_budgets_and_service_select_their_own_pods(helm: str, values: str) -> None:
+def test_disruption_budgets_and_service_select_their_own_pods(
+    helm: str, values: str
+) -> None:
     docs = render(helm, values)
     pods = {
         d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"]
@@ -298,29 +372,48 @@ def test_disruption_budgets_and_service_select_their_own_pods(helm: str, values:
         if d["kind"] == "Deployment"
     }
     for deployment in (d for d in docs if d["kind"] == "Deployment"):
-        assert matches(deployment["spec"]["selector"]["matchLabels"], pods[deployment["metadata"]["name"]])
+        assert matches(
+            deployment["spec"]["selector"]["matchLabels"],
+            pods[deployment["metadata"]["name"]],
+        )
     api_pdb = one(docs, "PodDisruptionBudget", API)["spec"]["selector"]["matchLabels"]
     service = one(docs, "Service", RELEASE)["spec"]["selector"]
     for selector in (api_pdb, service):
-        assert [name for name, labels in pods.items() if matches(selector, labels)] == [API]
+        assert [name for name, labels in pods.items() if matches(selector, labels)] == [
+            API
+        ]
     if WORKER in pods:
-        worker_pdb = one(docs, "PodDisruptionBudget", WORKER)["spec"]["selector"]["matchLabels"]
-        assert [name for name, labels in pods.items() if matches(worker_pdb, labels)] == [WORKER]
+        worker_pdb = one(docs, "PodDisruptionBudget", WORKER)["spec"]["selector"][
+            "matchLabels"
+        ]
+        assert [
+            name for name, labels in pods.items() if matches(worker_pdb, labels)
+        ] == [WORKER]
 
 
 def test_the_default_budget_never_blocks_a_drain(helm: str) -> None:
     docs = render(helm, "no-workers")  # one replica
     assert one(docs, "PodDisruptionBudget", API)["spec"]["maxUnavailable"] == 1
     assert "minAvailable" not in one(docs, "PodDisruptionBudget", API)["spec"]
-    assert one(render(helm, "scaled"), "PodDisruptionBudget", API)["spec"]["minAvailable"] == 2
+    assert (
+        one(render(helm, "scaled"), "PodDisruptionBudget", API)["spec"]["minAvailable"]
+        == 2
+    )
 
 
 def test_the_autoscaler_owns_the_api_replica_count(helm: str) -> None:
     docs = render(helm, "scaled")
     hpa = one(docs, "HorizontalPodAutoscaler", API)["spec"]
-    assert hpa["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": API}
+    assert hpa["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": API,
+    }
     assert (hpa["minReplicas"], hpa["maxReplicas"]) == (3, 12)
-    targets = {m["resource"]["name"]: m["resource"]["target"]["averageUtilization"] for m in hpa["metrics"]}
+    targets = {
+        m["resource"]["name"]: m["resource"]["target"]["averageUtilization"]
+        for m in hpa["metrics"]
+    }
     assert targets == {"cpu": 60, "memory": 80}
     assert "replicas" not in one(docs, "Deployment", API)["spec"]
     # Utilization is a share of the request: the pods must request CPU.
@@ -335,7 +428,10 @@ def test_the_ingress_routes_to_the_api_service(helm: str) -> None:
     assert ingress["tls"] == [{"secretName": "lgos-tls", "hosts": ["lgos.example.com"]}]
     (rule,) = ingress["rules"]
     (path,) = rule["http"]["paths"]
-    assert path["backend"]["service"] == {"name": RELEASE, "port": {"number": service["ports"][0]["port"]}}
+    assert path["backend"]["service"] == {
+        "name": RELEASE,
+        "port": {"number": service["ports"][0]["port"]},
+    }
     assert service["ports"][0]["targetPort"] == "http"
 
 
@@ -346,12 +442,27 @@ def test_metrics_are_announced_for_scraping(helm: str) -> None:
     assert annotations["prometheus.io/scrape"] == "true"
     assert annotations["prometheus.io/port"] == "9464"
     assert annotations["prometheus.io/path"] == "/metrics"
-    assert {"name": "metrics", "containerPort": 9464, "protocol": "TCP"} in container(deployment)["ports"]
-    assert {"name": "metrics", "port": 9464, "targetPort": "metrics", "protocol": "TCP"} in one(docs, "Service", RELEASE)["spec"]["ports"]
-    on_api_port = one(render(helm, "defaults", "--set", "metrics.enabled=true"), "Deployment", API)
-    assert on_api_port["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"] == "8000"
+    assert {"name": "metrics", "containerPort": 9464, "protocol": "TCP"} in container(
+        deployment
+    )["ports"]
+    assert {
+        "name": "metrics",
+        "port": 9464,
+        "targetPort": "metrics",
+        "protocol": "TCP",
+    } in one(docs, "Service", RELEASE)["spec"]["ports"]
+    on_api_port = one(
+        render(helm, "defaults", "--set", "metrics.enabled=true"), "Deployment", API
+    )
+    assert (
+        on_api_port["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"]
+        == "8000"
+    )
     plain = one(render(helm, "defaults"), "Deployment", API)
-    assert not any(k.startswith("prometheus.io/") for k in plain["spec"]["template"]["metadata"]["annotations"])
+    assert not any(
+        k.startswith("prometheus.io/")
+        for k in plain["spec"]["template"]["metadata"]["annotations"]
+    )
 
 
 # --- secrets: the database URI, the Hatchet token, the keys --------------------
@@ -359,7 +470,10 @@ def test_metrics_are_announced_for_scraping(helm: str) -> None:
 
 def _secret_refs(deployment: Manifest) -> dict[str, tuple[str, str]]:
     return {
-        name: (e["valueFrom"]["secretKeyRef"]["name"], e["valueFrom"]["secretKeyRef"]["key"])
+        name: (
+            e["valueFrom"]["secretKeyRef"]["name"],
+            e["valueFrom"]["secretKeyRef"]["key"],
+        )
         for name, e in env_of(deployment).items()
         if "secretKeyRef" in e.get("valueFrom", {})
     }
@@ -374,7 +488,10 @@ def test_chart_created_secrets_hold_what_the_pods_read(helm: str) -> None:
         assert refs["HATCHET_CLIENT_TOKEN"] == (CONNECTIONS, "hatchet-token")
         for secret, key in refs.values():
             assert key in secret_data(docs, secret)
-    assert data["postgres-uri"] == "postgresql://lgos:change-me@postgres.example.internal:5432/lgos"
+    assert (
+        data["postgres-uri"]
+        == "postgresql://lgos:change-me@postgres.example.internal:5432/lgos"
+    )
     assert data["hatchet-token"] == "hatchet-client-token"
     # No secret value is written into the pods' specs.
     for name in (API, WORKER):
@@ -388,8 +505,14 @@ def test_the_key_file_is_mounted_where_lgos_reads_it(helm: str) -> None:
     env = env_of(deployment)
     assert "LGOS_API_KEYS" not in env
     key_file = Path(env["LGOS_API_KEY_FILE"]["value"])
-    (mount,) = [m for m in container(deployment)["volumeMounts"] if m["name"] == "api-keys"]
-    (volume,) = [v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == "api-keys"]
+    (mount,) = [
+        m for m in container(deployment)["volumeMounts"] if m["name"] == "api-keys"
+    ]
+    (volume,) = [
+        v
+        for v in deployment["spec"]["template"]["spec"]["volumes"]
+        if v["name"] == "api-keys"
+    ]
     # A whole-directory mount (no subPath), so that the kubelet updates it.
     assert "subPath" not in mount and mount["readOnly"] is True
     assert key_file.parent == Path(mount["mountPath"])
@@ -401,7 +524,10 @@ def test_the_key_file_is_mounted_where_lgos_reads_it(helm: str) -> None:
     annotations = deployment["spec"]["template"]["metadata"]["annotations"]
     assert "checksum/api-keys" not in annotations
     other_keys = render(helm, "scaled", "--set-json", 'apiKeys.keys=["sk-new"]')
-    assert one(other_keys, "Deployment", API)["spec"]["template"] == deployment["spec"]["template"]
+    assert (
+        one(other_keys, "Deployment", API)["spec"]["template"]
+        == deployment["spec"]["template"]
+    )
     # The worker serves no HTTP API: no keys there.
     assert "LGOS_API_KEY_FILE" not in env_of(one(docs, "Deployment", WORKER))
 
@@ -420,7 +546,9 @@ def test_existing_secrets_are_referenced_and_none_is_created(helm: str) -> None:
         "HATCHET_CLIENT_TOKEN": ("lgos-hatchet", "token"),
     }
     assert api["spec"]["template"]["spec"]["serviceAccountName"] == "lgos-runner"
-    assert "api-keys" not in {v["name"] for v in api["spec"]["template"]["spec"]["volumes"]}
+    assert "api-keys" not in {
+        v["name"] for v in api["spec"]["template"]["spec"]["volumes"]
+    }
 
 
 @pytest.mark.parametrize(
@@ -428,13 +556,18 @@ def test_existing_secrets_are_referenced_and_none_is_created(helm: str) -> None:
     [
         (("--set", "postgres.uri="), "set postgres.uri or postgres.existingSecret"),
         (("--set", "hatchet.token="), "set hatchet.token or hatchet.existingSecret"),
-        (("--set", "apiKeys.enabled=true"), "set apiKeys.keys or apiKeys.existingSecret"),
+        (
+            ("--set", "apiKeys.enabled=true"),
+            "set apiKeys.keys or apiKeys.existingSecret",
+        ),
         (("--set", "postgres.existingSecret=both"), "not both"),
         (("--set", "api.replica=3"), "additional properties 'replica' not allowed"),
         (("--set", "apiKeys.mode=header"), "apiKeys/mode"),
     ],
 )
-def test_values_that_cannot_run_are_refused(helm: str, extra: tuple[str, ...], message: str) -> None:
+def test_values_that_cannot_run_are_refused(
+    helm: str, extra: tuple[str, ...], message: str
+) -> None:
     assert message in render_error(helm, "defaults", *extra)
 
 
@@ -445,21 +578,38 @@ def test_the_worker_runs_lgos_worker_on_hatchet(helm: str) -> None:
     docs = render(helm, "scaled")
     worker = one(docs, "Deployment", WORKER)
     command = container(worker)["command"]
-    assert command == ["lgos", "worker", "lgos_demo_api.registry:create_registry", "--name", "lgos", "--slots", "8"]
+    assert command == [
+        "lgos",
+        "worker",
+        "lgos_demo_api.registry:create_registry",
+        "--name",
+        "lgos",
+        "--slots",
+        "8",
+    ]
     env = env_of(worker)
     assert env["LGOS_BACKGROUND_ENGINE"]["value"] == "hatchet"
     assert env["HATCHET_CLIENT_HOST_PORT"]["value"] == "hatchet-engine.hatchet.svc:7070"
-    assert env["HATCHET_CLIENT_SERVER_URL"]["value"] == "http://hatchet-api.hatchet.svc:8080"
+    assert (
+        env["HATCHET_CLIENT_SERVER_URL"]["value"]
+        == "http://hatchet-api.hatchet.svc:8080"
+    )
     assert env["HATCHET_CLIENT_TLS_STRATEGY"]["value"] == "none"
     assert env["HATCHET_CLIENT_WORKER_HEALTHCHECK_ENABLED"]["value"] == "true"
     probe = container(worker)["livenessProbe"]["httpGet"]
     assert probe == {"path": "/health", "port": "health"}
-    assert {"name": "health", "containerPort": 8001, "protocol": "TCP"} in container(worker)["ports"]
+    assert {"name": "health", "containerPort": 8001, "protocol": "TCP"} in container(
+        worker
+    )["ports"]
     assert env["HATCHET_CLIENT_WORKER_HEALTHCHECK_PORT"]["value"] == "8001"
     assert worker["spec"]["replicas"] == 3
     # The API puts background runs on the same engine.
     api_env = env_of(one(docs, "Deployment", API))
-    for name in ("LGOS_BACKGROUND_ENGINE", "HATCHET_CLIENT_HOST_PORT", "HATCHET_CLIENT_TLS_STRATEGY"):
+    for name in (
+        "LGOS_BACKGROUND_ENGINE",
+        "HATCHET_CLIENT_HOST_PORT",
+        "HATCHET_CLIENT_TLS_STRATEGY",
+    ):
         assert api_env[name] == env[name]
 
 
@@ -472,7 +622,7 @@ def test_without_hatchet_no_worker_runs_and_runs_stay_in_process(helm: str) -> N
     assert "hatchet-token" not in secret_data(docs, CONNECTIONS)
 
 
-# --- the rendered API container, run ------------------------------------------
+# --- the rendered containers, run ---------------------------------------------
 
 
 def _resolve_env(docs: list[Manifest], deployment: Manifest) -> dict[str, str]:
@@ -501,26 +651,60 @@ def _mount_secrets(docs: list[Manifest], deployment: Manifest) -> None:
             target.write_text(data[item["key"]])
 
 
-@pytest.mark.timeout(180)
-def test_the_rendered_api_container_serves_and_stops_in_its_grace_period(
-    helm: str, postgres_uri: str, tmp_path: Path
+def _command(deployment: Manifest) -> list[str]:
+    """The container's command, on loopback, with this environment's ``lgos``."""
+    command = [
+        ("127.0.0.1" if arg == "0.0.0.0" else arg)
+        for arg in container(deployment)["command"]
+    ]
+    assert command[0] == "lgos"
+    return [*lgos_command(), *command[1:]]
+
+
+def _url(port: int, probe: Manifest) -> str:
+    return f"http://127.0.0.1:{port}{probe['httpGet']['path']}"
+
+
+@pytest.mark.timeout(300)
+def test_the_rendered_api_and_worker_serve_a_background_response_on_hatchet(
+    helm: str,
+    postgres_uri: str,
+    hatchet_engine: dict[str, str],  # noqa: F811
+    tmp_path: Path,
 ) -> None:
-    """Run the API container's command with its rendered variables and files.
+    """Run both containers' commands with their rendered variables and files.
 
     What stands in for the cluster: the Secrets' values are resolved as the
-    kubelet would, the key Secret is written where it is mounted, the command
-    listens on loopback instead of 0.0.0.0, and ``lgos`` is this
-    environment's. Then the probes' paths answer, the keys are required, and
-    SIGTERM ends the process with status 0 well within the pod's grace period.
+    kubelet would, the key Secret is written where it is mounted, the API
+    listens on loopback instead of 0.0.0.0 (and the worker's health server
+    too, through worker.extraEnv), and ``lgos`` is this environment's. The
+    engine is a real Hatchet engine, PostgreSQL the suite's. Then the probes'
+    paths answer, the key is required, a background Response submitted to the
+    API runs on the worker, and SIGTERM ends each process with status 0
+    within its pod's grace period.
     """
-    port = free_port()
+    api_port, health_port = free_port(), free_port()
     docs = render(
         helm,
-        "no-workers",
+        "defaults",
+        "--set",
+        "registryFactory=tests.lgos.interrupt_graphs:serve_background_registry",
         "--set",
         f"postgres.uri={postgres_uri}",
         "--set",
-        f"api.port={port}",
+        f"hatchet.token={hatchet_engine['HATCHET_CLIENT_TOKEN']}",
+        "--set",
+        f"hatchet.hostPort={hatchet_engine['HATCHET_CLIENT_HOST_PORT']}",
+        "--set",
+        f"hatchet.serverUrl={hatchet_engine['HATCHET_CLIENT_SERVER_URL']}",
+        "--set",
+        "hatchet.tlsStrategy=none",
+        "--set",
+        f"api.port={api_port}",
+        "--set",
+        f"worker.healthPort={health_port}",
+        "--set-json",
+        'worker.extraEnv=[{"name": "HATCHET_CLIENT_WORKER_HEALTHCHECK_BIND_ADDRESS", "value": "127.0.0.1"}]',
         "--set",
         "apiKeys.enabled=true",
         "--set-json",
@@ -528,24 +712,65 @@ def test_the_rendered_api_container_serves_and_stops_in_its_grace_period(
         "--set",
         f"apiKeys.mountPath={tmp_path / 'keys'}",
     )
-    deployment = one(docs, "Deployment", API)
-    api = container(deployment)
-    _mount_secrets(docs, deployment)
-    command = [("127.0.0.1" if arg == "0.0.0.0" else arg) for arg in api["command"]]
-    assert command[0] == "lgos"
-    command[:1] = lgos_command()
-    env = _resolve_env(docs, deployment)
-    base = f"http://127.0.0.1:{port}"
-    probe: Callable[[str], str] = lambda kind: base + api[kind]["httpGet"]["path"]  # noqa: E731
-    with running(command, ready_url=probe("startupProbe"), log=tmp_path / "api.log", env=env, timeout=90) as process:
-        wait_until(lambda: httpx.get(probe("readinessProbe"), timeout=5).status_code == 200, timeout=30)
-        assert httpx.get(probe("livenessProbe"), timeout=5).status_code == 200
+    api, worker = one(docs, "Deployment", API), one(docs, "Deployment", WORKER)
+    _mount_secrets(docs, api)
+    api_probes = container(api)
+    base = f"http://127.0.0.1:{api_port}"
+    key = {"Authorization": "Bearer sk-chart-test"}
+    with (
+        running(
+            _command(worker),
+            ready_url=_url(health_port, container(worker)["startupProbe"]),
+            log=tmp_path / "worker.log",
+            env=_resolve_env(docs, worker),
+            timeout=120,
+        ) as worker_process,
+        running(
+            _command(api),
+            ready_url=_url(api_port, api_probes["startupProbe"]),
+            log=tmp_path / "api.log",
+            env=_resolve_env(docs, api),
+            timeout=120,
+        ) as api_process,
+    ):
+        ready = _url(api_port, api_probes["readinessProbe"])
+        wait_until(lambda: httpx.get(ready, timeout=5).status_code == 200, timeout=30)
+        assert httpx.get(ready, timeout=5).json()["checks"]["hatchet"] == "ok"
+        assert (
+            httpx.get(
+                _url(api_port, api_probes["livenessProbe"]), timeout=5
+            ).status_code
+            == 200
+        )
+        assert (
+            httpx.get(
+                _url(health_port, container(worker)["livenessProbe"]), timeout=5
+            ).status_code
+            == 200
+        )
         refused = httpx.get(f"{base}/v1/models", timeout=10)
         assert refused.status_code == 401
         assert refused.json()["error"]["code"] == "invalid_api_key"
-        models = httpx.get(f"{base}/v1/models", headers={"Authorization": "Bearer sk-chart-test"}, timeout=10)
-        assert models.status_code == 200
-        assert models.json()["data"]
-        process.send_signal(signal.SIGTERM)
-        grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
-        assert process.wait(timeout=grace) == 0
+        queued = httpx.post(
+            f"{base}/v1/responses",
+            json={"model": "echo", "input": "through the chart", "background": True},
+            headers=key,
+            timeout=30,
+        )
+        assert queued.status_code == 200, queued.text
+        response_id = queued.json()["id"]
+
+        def completed() -> dict[str, Any] | None:
+            body = httpx.get(
+                f"{base}/v1/responses/{response_id}", headers=key, timeout=10
+            ).json()
+            return body if body["status"] == "completed" else None
+
+        done = wait_until(completed, timeout=60, interval=0.2)
+        assert "through the chart" in json.dumps(done["output"])
+        for deployment, process in ((api, api_process), (worker, worker_process)):
+            process.send_signal(signal.SIGTERM)
+            grace = deployment["spec"]["template"]["spec"][
+                "terminationGracePeriodSeconds"
+            ]
+            assert process.wait(timeout=grace) == 0, deployment["metadata"]["name"]
