@@ -571,6 +571,29 @@ def test_values_that_cannot_run_are_refused(
     assert message in render_error(helm, "defaults", *extra)
 
 
+def test_the_install_notes_say_how_to_reach_the_api(helm: str) -> None:
+    def notes(values: str) -> str:
+        done = _run_helm(
+            helm,
+            "install",
+            RELEASE,
+            str(CHART),
+            "--dry-run=client",
+            "-f",
+            str(CHART / "ci" / f"{values}-values.yaml"),
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split("NOTES:", 1)[1]
+
+    public = notes("scaled")
+    assert "https://lgos.example.com/v1" in public
+    assert "asks for no key" not in public
+    private = notes("no-workers")
+    assert f"service/{RELEASE} 8000:80" in private
+    assert "asks for no key" in private
+    assert "inside the API pod" in private
+
+
 # --- Hatchet and the worker ---------------------------------------------------
 
 
