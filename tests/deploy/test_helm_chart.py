@@ -27,6 +27,7 @@ import httpx
 import kubernetes_validate
 import pytest
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.hatchet import hatchet_engine  # noqa: F401 - session fixture
 from tests.procs import ROOT, free_port, lgos_command, running
@@ -435,34 +436,79 @@ def test_the_ingress_routes_to_the_api_service(helm: str) -> None:
     assert service["ports"][0]["targetPort"] == "http"
 
 
-def test_metrics_are_announced_for_scraping(helm: str) -> None:
+def _metrics_env(deployment: Manifest) -> dict[str, str]:
+    return {
+        name: entry["value"]
+        for name, entry in env_of(deployment).items()
+        if name.startswith("LGOS_METRICS_")
+    }
+
+
+def _annotations(deployment: Manifest) -> dict[str, str]:
+    return deployment["spec"]["template"]["metadata"]["annotations"]
+
+
+def test_metrics_have_a_port_of_their_own_and_are_announced(helm: str) -> None:
     docs = render(helm, "scaled")
-    deployment = one(docs, "Deployment", API)
-    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
-    assert annotations["prometheus.io/scrape"] == "true"
-    assert annotations["prometheus.io/port"] == "9464"
-    assert annotations["prometheus.io/path"] == "/metrics"
-    assert {"name": "metrics", "containerPort": 9464, "protocol": "TCP"} in container(
-        deployment
-    )["ports"]
+    service_ports = one(docs, "Service", RELEASE)["spec"]["ports"]
     assert {
         "name": "metrics",
         "port": 9464,
         "targetPort": "metrics",
         "protocol": "TCP",
-    } in one(docs, "Service", RELEASE)["spec"]["ports"]
-    on_api_port = one(
-        render(helm, "defaults", "--set", "metrics.enabled=true"), "Deployment", API
-    )
+    } in service_ports
+    for name in (API, WORKER):
+        deployment = one(docs, "Deployment", name)
+        annotations = _annotations(deployment)
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert annotations["prometheus.io/port"] == "9464"
+        assert annotations["prometheus.io/path"] == "/metrics"
+        assert {
+            "name": "metrics",
+            "containerPort": 9464,
+            "protocol": "TCP",
+        } in container(deployment)["ports"]
+    # Not on the API's port: the Ingress routes that one to anyone.
+    assert _metrics_env(one(docs, "Deployment", API)) == {
+        "LGOS_METRICS_ON_API_PORT": "false",
+        "LGOS_METRICS_PORT": "9464",
+        "LGOS_METRICS_HOST": "0.0.0.0",
+    }
+    assert _metrics_env(one(docs, "Deployment", WORKER)) == {
+        "LGOS_METRICS_PORT": "9464",
+        "LGOS_METRICS_HOST": "0.0.0.0",
+    }
+    apart = render(helm, "scaled", "--set", "metrics.workerPort=9500")
     assert (
-        on_api_port["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"]
-        == "8000"
+        _annotations(one(apart, "Deployment", WORKER))["prometheus.io/port"] == "9500"
     )
-    plain = one(render(helm, "defaults"), "Deployment", API)
-    assert not any(
-        k.startswith("prometheus.io/")
-        for k in plain["spec"]["template"]["metadata"]["annotations"]
+    assert _metrics_env(one(apart, "Deployment", WORKER))["LGOS_METRICS_PORT"] == "9500"
+    assert _metrics_env(one(apart, "Deployment", API))["LGOS_METRICS_PORT"] == "9464"
+
+
+def test_metrics_on_the_api_port_or_none(helm: str) -> None:
+    only_api_port = render(
+        helm, "defaults", "--set", "metrics.enabled=true", "--set", "metrics.port=null"
     )
+    api = one(only_api_port, "Deployment", API)
+    assert _annotations(api)["prometheus.io/port"] == "8000"
+    assert _metrics_env(api) == {"LGOS_METRICS_ON_API_PORT": "true"}
+    worker = one(only_api_port, "Deployment", WORKER)
+    assert _metrics_env(worker) == {}
+    assert "prometheus.io/scrape" not in _annotations(worker)
+    off = render(helm, "defaults")
+    assert _metrics_env(one(off, "Deployment", API)) == {
+        "LGOS_METRICS_ON_API_PORT": "false"
+    }
+    for name in (API, WORKER):
+        deployment = one(off, "Deployment", name)
+        assert not [
+            k for k in _annotations(deployment) if k.startswith("prometheus.io/")
+        ]
+        assert "metrics" not in {p["name"] for p in container(deployment)["ports"]}
+    assert [p["name"] for p in one(off, "Service", RELEASE)["spec"]["ports"]] == [
+        "http"
+    ]
 
 
 # --- secrets: the database URI, the Hatchet token, the keys --------------------
@@ -649,11 +695,15 @@ def test_without_hatchet_no_worker_runs_and_runs_stay_in_process(helm: str) -> N
 
 
 def _resolve_env(docs: list[Manifest], deployment: Manifest) -> dict[str, str]:
-    """The container's variables as the kubelet would set them."""
+    """The container's variables as the kubelet would set them (0.0.0.0 made 127.0.0.1)."""
     resolved = {}
     for name, entry in env_of(deployment).items():
         if "value" in entry:
-            resolved[name] = entry["value"]
+            # Loopback for what binds every address in a pod (the tests
+            # listen on this machine only).
+            resolved[name] = (
+                "127.0.0.1" if entry["value"] == "0.0.0.0" else entry["value"]
+            )
         else:
             ref = entry["valueFrom"]["secretKeyRef"]
             resolved[name] = secret_data(docs, ref["name"])[ref["key"]]
@@ -688,6 +738,17 @@ def _url(port: int, probe: Manifest) -> str:
     return f"http://127.0.0.1:{port}{probe['httpGet']['path']}"
 
 
+def _sample(url: str, name: str, **labels: str) -> float | None:
+    """The value of one sample of a Prometheus endpoint (parsed), or None."""
+    answer = httpx.get(url, timeout=5)
+    assert answer.status_code == 200, answer.text
+    for family in text_string_to_metric_families(answer.text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return None
+
+
 @pytest.mark.timeout(300)
 def test_the_rendered_api_and_worker_serve_a_background_response_on_hatchet(
     helm: str,
@@ -698,15 +759,17 @@ def test_the_rendered_api_and_worker_serve_a_background_response_on_hatchet(
     """Run both containers' commands with their rendered variables and files.
 
     What stands in for the cluster: the Secrets' values are resolved as the
-    kubelet would, the key Secret is written where it is mounted, the API
-    listens on loopback instead of 0.0.0.0 (and the worker's health server
-    too, through worker.extraEnv), and ``lgos`` is this environment's. The
-    engine is a real Hatchet engine, PostgreSQL the suite's. Then the probes'
-    paths answer, the key is required, a background Response submitted to the
-    API runs on the worker, and SIGTERM ends each process with status 0
-    within its pod's grace period.
+    kubelet would, the key Secret is written where it is mounted, what binds
+    0.0.0.0 in a pod binds loopback (the worker's health server through
+    worker.extraEnv), each port is a free one, and ``lgos`` is this
+    environment's. The engine is a real Hatchet engine, PostgreSQL the
+    suite's. Then the probes' paths answer, the key is required, a background
+    Response submitted to the API runs on the worker, both metrics ports
+    count it (and the API's own port serves none), and SIGTERM ends each
+    process with status 0 within its pod's grace period.
     """
     api_port, health_port = free_port(), free_port()
+    api_metrics, worker_metrics = free_port(), free_port()
     docs = render(
         helm,
         "defaults",
@@ -734,6 +797,12 @@ def test_the_rendered_api_and_worker_serve_a_background_response_on_hatchet(
         'apiKeys.keys=["sk-chart-test tenant-a"]',
         "--set",
         f"apiKeys.mountPath={tmp_path / 'keys'}",
+        "--set",
+        "metrics.enabled=true",
+        "--set",
+        f"metrics.port={api_metrics}",
+        "--set",
+        f"metrics.workerPort={worker_metrics}",
     )
     api, worker = one(docs, "Deployment", API), one(docs, "Deployment", WORKER)
     _mount_secrets(docs, api)
@@ -791,6 +860,19 @@ def test_the_rendered_api_and_worker_serve_a_background_response_on_hatchet(
 
         done = wait_until(completed, timeout=60, interval=0.2)
         assert "through the chart" in json.dumps(done["output"])
+        # Where the pods' annotations tell Prometheus to scrape.
+        assert _annotations(api)["prometheus.io/port"] == str(api_metrics)
+        assert _annotations(worker)["prometheus.io/port"] == str(worker_metrics)
+        path = _annotations(api)["prometheus.io/path"]
+        runs = "lgos_background_runs_total"
+        api_url = f"http://127.0.0.1:{api_metrics}{path}"
+        assert _sample(api_url, runs, model="echo", state="queued") == 1
+        worker_url = f"http://127.0.0.1:{worker_metrics}{path}"
+        wait_until(
+            lambda: _sample(worker_url, runs, model="echo", state="completed") == 1,
+            timeout=10,
+        )
+        assert httpx.get(f"{base}/metrics", timeout=5).status_code == 404
         for deployment, process in ((api, api_process), (worker, worker_process)):
             process.send_signal(signal.SIGTERM)
             grace = deployment["spec"]["template"]["spec"][

@@ -219,3 +219,10 @@ maxUnavailable: {{ .maxUnavailable }}
 {{- int $worker.terminationGracePeriodSeconds }}
 {{- end }}
 {{- end }}
+
+{{/* The worker's metrics port, or nothing (metrics off, or only on the API port). */}}
+{{- define "lgos.workerMetricsPort" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.port }}
+{{- default .Values.metrics.port .Values.metrics.workerPort }}
+{{- end }}
+{{- end }}
