@@ -826,7 +826,11 @@ def test_the_rendered_api_and_worker_serve_a_background_response_on_hatchet(
         ) as api_process,
     ):
         ready = _url(api_port, api_probes["readinessProbe"])
-        wait_until(lambda: httpx.get(ready, timeout=5).status_code == 200, timeout=30)
+        wait_until(
+            lambda: httpx.get(ready, timeout=5).status_code == 200,
+            timeout=30,
+            message=lambda: f"{ready} to answer 200 (lgos serve's readiness probe)",
+        )
         assert httpx.get(ready, timeout=5).json()["checks"]["hatchet"] == "ok"
         assert (
             httpx.get(
