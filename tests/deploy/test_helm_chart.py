@@ -578,6 +578,30 @@ def test_the_key_file_is_mounted_where_lgos_reads_it(helm: str) -> None:
     assert "LGOS_API_KEY_FILE" not in env_of(one(docs, "Deployment", WORKER))
 
 
+def test_keys_in_the_environment_roll_the_pods_when_they_change(helm: str) -> None:
+    def api(keys: str) -> Manifest:
+        docs = render(
+            helm,
+            "defaults",
+            "--set",
+            "apiKeys.enabled=true",
+            "--set",
+            "apiKeys.mode=env",
+            "--set-json",
+            f"apiKeys.keys={keys}",
+        )
+        assert secret_data(docs, f"{RELEASE}-api-keys")[
+            "api-keys"
+        ].splitlines() == json.loads(keys)
+        return one(docs, "Deployment", API)
+
+    before, after = api('["sk-a"]'), api('["sk-b"]')
+    assert _secret_refs(before)["LGOS_API_KEYS"] == (f"{RELEASE}-api-keys", "api-keys")
+    assert "LGOS_API_KEY_FILE" not in env_of(before)
+    checksum = "checksum/api-keys"
+    assert _annotations(before)[checksum] != _annotations(after)[checksum]
+
+
 def test_existing_secrets_are_referenced_and_none_is_created(helm: str) -> None:
     docs = render(helm, "existing-secrets")
     assert not [d for d in docs if d["kind"] == "Secret"]
