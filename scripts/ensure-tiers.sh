@@ -11,7 +11,8 @@
 # clients      PostgreSQL, the pinned npm packages (Node.js 20+): JS clients, the
 #              Codex CLI, Mermaid; the pinned Python CLIs (aider, llm) in venvs
 # browser      PostgreSQL, Debian's Chromium
-# stack        PostgreSQL, the Hatchet engine, LiteLLM, Open WebUI, Debian's pipx
+# stack        PostgreSQL, the Hatchet engine, LiteLLM, Open WebUI, Debian's pipx,
+#              Helm (the chart's tests)
 # compose      a Docker engine with Compose and the stack's images, Chromium
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -43,5 +44,6 @@ if has stack; then
     bash scripts/ensure-hatchet.sh >/dev/null
     bash scripts/ensure-litellm.sh >/dev/null
     bash scripts/ensure-open-webui.sh >/dev/null
+    bash scripts/ensure-helm.sh >/dev/null
 fi
 if has compose; then bash scripts/compose-e2e.sh prepare; fi

@@ -13,7 +13,7 @@ clients    Node.js and the pinned npm packages (``npm ci``): the JavaScript
            Python CLIs (aider, llm) in their own environments
 browser    Debian's Chromium, driven by Playwright
 stack      the pinned outside programs: Hatchet engine, LiteLLM proxy,
-           Open WebUI, Debian's pipx
+           Open WebUI, Debian's pipx, Helm
 compose    a Docker engine with Compose and the demo's images
 ========== ================================================================
 
@@ -50,7 +50,7 @@ DESCRIPTIONS = {
         "the pinned Python CLIs"
     ),
     "browser": "Debian's Chromium",
-    "stack": "Hatchet engine, LiteLLM proxy, Open WebUI or pipx",
+    "stack": "Hatchet engine, LiteLLM proxy, Open WebUI, pipx or Helm",
     "compose": "a Docker engine with Compose",
 }
 
@@ -62,6 +62,7 @@ FOLDER_TIERS = {
     "compose_stack": "compose",
     "contract": "unit",
     "demo": "unit",
+    "deploy": "stack",
     "docs": "unit",
     "e2e": "browser",
     "files": "unit",
