@@ -10,7 +10,6 @@ variables this fixture yields.
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import psycopg
 import pytest
 
 from tests.pg import ADMIN_URI, _with_database
+from tests.procs import ensured
 from tests.tiers import needs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,16 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def sidecar_launcher() -> str:
     """Build (once) the pinned engine; return the sidecar launcher's path."""
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "ensure-hatchet.sh")],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"ensure-hatchet.sh failed:\n{done.stderr[-4000:]}")
-    return done.stdout.strip().splitlines()[-1]
+    return ensured("ensure-hatchet.sh", timeout=1800)
 
 
 @pytest.fixture(scope="session")

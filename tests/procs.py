@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.waiting import wait_until
 
@@ -99,3 +100,28 @@ def running(
 
 def lgos_command() -> list[str]:
     return [str(Path(sys.executable).with_name("lgos"))]
+
+
+def ensured(script: str, *, timeout: float) -> str:
+    """Run ``scripts/<script>`` (an ``ensure-*.sh``) and return its last line.
+
+    Those scripts install or build a pinned tool once (cached under
+    ``~/.cache/lgos``) and print its path last. A script that fails or prints
+    nothing fails the calling test with its stderr's tail: a tier that was
+    asked for and cannot run is a failure, not a skip (``tests/tiers.py``).
+    """
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / script)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        pytest.fail(
+            f"scripts/{script} failed (exit {done.returncode}):\n"
+            f"{done.stderr.strip()[-4000:]}",
+            pytrace=False,
+        )
+    return lines[-1]

@@ -30,7 +30,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.hatchet import hatchet_engine  # noqa: F401 - session fixture
-from tests.procs import ROOT, free_port, lgos_command, running
+from tests.procs import ROOT, ensured, free_port, lgos_command, running
 from tests.tiers import needs
 from tests.waiting import wait_until
 
@@ -54,16 +54,7 @@ Manifest = dict[str, Any]
 @needs("stack")
 def helm() -> str:
     """The pinned ``helm`` (built once, cached under ~/.cache/lgos/helm)."""
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "ensure-helm.sh")],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"ensure-helm.sh failed:\n{done.stderr[-4000:]}", pytrace=False)
-    return done.stdout.strip().splitlines()[-1]
+    return ensured("ensure-helm.sh", timeout=1800)
 
 
 def _run_helm(helm: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -40,7 +40,7 @@ import pytest
 
 from tests.browsers import launch
 from tests.chainlit_root import app_root
-from tests.procs import free_port
+from tests.procs import ensured, free_port
 from tests.tiers import needs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -311,20 +311,7 @@ SYNC_TIMEOUT = 60.0
 @needs("stack")
 def litellm_executable() -> str:
     """The pinned LiteLLM proxy, installed once by ``scripts/ensure-litellm.sh``."""
-    result = subprocess.run(
-        ["bash", str(REPO / "scripts" / "ensure-litellm.sh")],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    lines = result.stdout.strip().splitlines()
-    if result.returncode != 0 or not lines:
-        pytest.fail(
-            f"scripts/ensure-litellm.sh failed ({result.returncode}):\n"
-            f"{result.stdout}\n{result.stderr}"
-        )
-    return lines[-1]
+    return ensured("ensure-litellm.sh", timeout=900)
 
 
 def model_info(gateway: Reachable) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from tests.demo_services import clean_env
-from tests.procs import ROOT, free_port, running, wait_http
+from tests.procs import ROOT, ensured, free_port, running, wait_http
 from tests.tiers import needs
 
 MASTER_KEY = "gateway-test-key"
@@ -80,22 +80,7 @@ class Gateway:
 @needs("stack")
 def litellm_executable() -> str:
     """The pinned proxy's ``litellm`` (``scripts/ensure-litellm.sh``)."""
-    result = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "ensure-litellm.sh")],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    lines = result.stdout.strip().splitlines()
-    if result.returncode != 0 or not lines or not Path(lines[-1]).is_file():
-        reason = (
-            "the pinned LiteLLM proxy could not be installed "
-            f"(scripts/ensure-litellm.sh exited {result.returncode}): "
-            f"{result.stderr.strip()[-2000:]}"
-        )
-        # A tier that was asked for and cannot run fails (tests/tiers.py).
-        pytest.fail(f"the stack tier cannot run: {reason}", pytrace=False)
-    return lines[-1]
+    return ensured("ensure-litellm.sh", timeout=900)
 
 
 @pytest.fixture(scope="session")
