@@ -71,6 +71,7 @@ def _known_variables() -> dict[str, set[str]]:
     """Every variable the services' settings classes read, by prefix."""
     from hatchet_sdk.config import ClientConfig, ClientTLSConfig, HealthcheckConfig
 
+    from langgraph_openai_serve.server.guards import GuardSettings
     from langgraph_openai_serve.server.settings import ServerSettings
     from lgos_chainlit.settings import ChainlitSettings
     from lgos_demo_api.mcp_server.settings import McpServerSettings
@@ -80,7 +81,7 @@ def _known_variables() -> dict[str, set[str]]:
 
     return {
         "DEMO_MCP_": _settings_fields(McpServerSettings),
-        "LGOS_": _settings_fields(ServerSettings),
+        "LGOS_": _settings_fields(ServerSettings) | _settings_fields(GuardSettings),
         "DEMO_API_": _settings_fields(DemoApiSettings),
         "DEMO_FILES_": _settings_fields(FilesSettings),
         "DEMO_CHAINLIT_": _settings_fields(ChainlitSettings),

@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.routing import Route
 
+from langgraph_openai_serve.server.guards import install_guards
 from lgos_demo_api.search.corpus import Corpus, CorpusPage, default_corpus
 
 __all__ = ["create_app", "main", "render_page"]
@@ -100,13 +101,16 @@ def create_app(corpus: Corpus | None = None) -> Starlette:
     async def healthz(request: Request) -> PlainTextResponse:
         return PlainTextResponse("ok")
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index),
             Route("/pages/{page_id:path}", page),
             Route("/healthz", healthz),
         ]
     )
+    # The same Host and Origin guards as the API (LGOS_ALLOWED_HOSTS).
+    install_guards(app, exempt=("/healthz",))
+    return app
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
+from langgraph_openai_serve.server.guards import install_guards
 from lgos_demo_files.errors import ApiError, error_body, install_error_handlers
 from lgos_demo_files.metadata import open_metadata
 from lgos_demo_files.names import content_disposition
@@ -243,4 +244,7 @@ def create_app(
             return JSONResponse(body, status_code=503)
         return JSONResponse({"status": "ok"})
 
+    # A web page must not drive the service (DNS rebinding, cross-site
+    # uploads): LGOS_ALLOWED_HOSTS and LGOS_CORS_ALLOW_ORIGINS, as for the API.
+    install_guards(app, exempt=("/health",))
     return app

@@ -3,15 +3,23 @@
 orjson is stricter than the standard library where it matters for a server
 that echoes input: it rejects lone surrogates, invalid UTF-8 and ``NaN``, so
 nothing that cannot be written back out as JSON ever reaches a graph.
+
+Only a JSON media type is parsed (``application/json`` or
+``application/*+json``, or no ``Content-Type`` at all), as FastAPI does since
+its fix for CVE-2021-32677: a cross-site form or a ``fetch`` with a
+``text/plain`` body needs no CORS preflight, so a web page could otherwise
+start runs.
 """
 
 from __future__ import annotations
 
+import logging
+from email.message import Message
 from typing import TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from langgraph_openai_serve.api.errors import invalid_request
 from langgraph_openai_serve.errors import InvalidRequestError
@@ -20,6 +28,8 @@ from langgraph_openai_serve.settings import DEFAULT_MAX_REQUEST_BYTES
 __all__ = ["parse_body", "read_body"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+logger = logging.getLogger(__name__)
 
 
 async def read_body(request: Request) -> bytes:
@@ -31,7 +41,9 @@ async def read_body(request: Request) -> bytes:
     holds more than the limit.
 
     Raises:
-        InvalidRequestError: 413 ``request_too_large``.
+        InvalidRequestError: 413 ``request_too_large``; 400
+            ``client_disconnected`` when the client leaves before its body
+            is read (logged as one INFO line: nobody reads the answer).
 
     """
     limit = getattr(request.app.state, "max_request_bytes", DEFAULT_MAX_REQUEST_BYTES)
@@ -40,12 +52,31 @@ async def read_body(request: Request) -> bytes:
         raise _too_large(limit)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        logger.info("Request abandoned: the client disconnected before its body.")
+        raise InvalidRequestError(
+            "The client disconnected before the request body was read.",
+            code="client_disconnected",
+        ) from None
     return b"".join(chunks)
+
+
+def _is_json(content_type: str | None) -> bool:
+    """Whether a ``Content-Type`` allows parsing JSON (absent, ``json``, ``+json``)."""
+    if not content_type:
+        return True
+    message = Message()
+    message["content-type"] = content_type
+    if message.get_content_maintype() != "application":
+        return False
+    subtype = message.get_content_subtype()
+    return subtype == "json" or subtype.endswith("+json")
 
 
 def _too_large(limit: int) -> InvalidRequestError:
@@ -60,12 +91,22 @@ async def parse_body(request: Request, model: type[ModelT]) -> ModelT:
     """Read, parse and validate the JSON body of ``request`` as ``model``.
 
     Raises:
-        InvalidRequestError: 413 ``request_too_large`` for a body over the
-            size limit (see :func:`read_body`), 400 ``invalid_json`` for a
-            body that is not strict JSON (UTF-8, no lone surrogates, no NaN),
-            or the first validation error with its parameter.
+        InvalidRequestError: 415 ``unsupported_media_type`` for a
+            ``Content-Type`` other than JSON (before the body is read), 413
+            ``request_too_large`` for a body over the size limit (see
+            :func:`read_body`), 400 ``invalid_json`` for a body that is not
+            strict JSON (UTF-8, no lone surrogates, no NaN), or the first
+            validation error with its parameter.
 
     """
+    content_type = request.headers.get("content-type")
+    if not _is_json(content_type):
+        raise InvalidRequestError(
+            f"The request body must be JSON (Content-Type: application/json), "
+            f"not {content_type!r}.",
+            code="unsupported_media_type",
+            status_code=415,
+        )
     raw = await read_body(request)
     try:
         data = orjson.loads(raw)

@@ -22,6 +22,7 @@ from langgraph_openai_serve.server.api_keys import (
     api_keys_from_settings,
     reload_on_sighup,
 )
+from langgraph_openai_serve.server.guards import GuardSettings, install_guards
 from langgraph_openai_serve.server.health import (
     READY_TIMEOUT_SECONDS,
     NotReady,
@@ -248,6 +249,7 @@ def create_app(
     *,
     settings: ServerSettings | None = None,
     checkpoint_scope: ScopeResolver | None = None,
+    guard_settings: GuardSettings | None = None,
 ) -> FastAPI:
     """Return the FastAPI app serving ``factory``'s registry.
 
@@ -264,7 +266,10 @@ def create_app(
     the root (:mod:`~langgraph_openai_serve.server.health`). Under Uvicorn,
     SIGTERM starts a graceful drain (:mod:`~langgraph_openai_serve.server.shutdown`,
     ``LGOS_SHUTDOWN_GRACE_SECONDS``).
-    Every request is measured, and ``GET /metrics`` serves the Prometheus
+    A request for a foreign ``Host`` or from a foreign web ``Origin`` is
+    refused (:mod:`~langgraph_openai_serve.server.guards`,
+    ``LGOS_ALLOWED_HOSTS``, ``LGOS_CORS_ALLOW_ORIGINS``); the probes are not
+    checked. Every request is measured, and ``GET /metrics`` serves the Prometheus
     metrics unless ``LGOS_METRICS_ON_API_PORT`` is false (see
     :mod:`~langgraph_openai_serve.server.metrics`).
     Once started, it freezes the startup heap (``gc.freeze()``): full garbage
@@ -278,6 +283,8 @@ def create_app(
         checkpoint_scope: The checkpoint scope resolver; None loads
             ``LGOS_CHECKPOINT_SCOPE_RESOLVER`` when it is set, else the
             scope is the key's tenant (with keys) or ``"default"``.
+        guard_settings: The Host and Origin guards' settings; read from
+            ``LGOS_*`` variables when None.
 
     Raises:
         ValueError: A factory or resolver path that cannot be imported.
@@ -289,6 +296,7 @@ def create_app(
     if checkpoint_scope is None and settings.checkpoint_scope_resolver:
         checkpoint_scope = load_scope_resolver(settings.checkpoint_scope_resolver)
     api_keys = api_keys_from_settings(settings)
+    guard_settings = guard_settings or GuardSettings()
     install_tracing(settings)
 
     @asynccontextmanager
@@ -350,6 +358,8 @@ def create_app(
     # Before the OpenAI mount, which the lifespan adds: the probes stay at
     # the root whatever the prefix.
     app.router.routes.extend(probe_routes(lambda request: request.app.state.readiness))
+    probes = ("/health", f"{settings.openai_api_prefix}/health")
+    install_guards(app, guard_settings, exempt=probes)
     install_metrics(app, route=settings.metrics_on_api_port, keys=api_keys)
     return app
 
