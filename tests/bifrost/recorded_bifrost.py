@@ -480,7 +480,7 @@ def build(upstream_origin: str, key: str) -> Starlette:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="A Bifrost-shaped intermediary.")
     parser.add_argument("--upstream", required=True, help="LGOS's origin, no /v1")
     parser.add_argument("--key", default="lgos-demo", help="the provider key")
     parser.add_argument("--port", type=int, required=True)

@@ -155,16 +155,14 @@ def streamed_messages(client: OpenAI, model: str) -> list[tuple[str | None, str]
     events = client.responses.create(
         model=model, input=m.WRITER_PROMPT, metadata=m.WRITER_SETTINGS, stream=True
     )
+    done = [event.item for event in events if event.type == "response.output_item.done"]
     return [
-        (getattr(event.item, "phase", None), "".join(p.text for p in event.item.content))  # type: ignore[union-attr]
-        for event in events
-        if event.type == "response.output_item.done"
+        (getattr(item, "phase", None), "".join(part.text for part in item.content))  # type: ignore[union-attr]
+        for item in done
     ]
 
 
-def test_commentary_loses_its_phase_on_v1_only(
-    v1: OpenAI, passthrough: OpenAI
-) -> None:
+def test_commentary_loses_its_phase_on_v1_only(v1: OpenAI, passthrough: OpenAI) -> None:
     texts = [*m.WRITER_COMMENTARY, m.WRITER_ANSWER]
 
     assert streamed_messages(v1, "openai/writer") == [(None, text) for text in texts]
@@ -178,17 +176,23 @@ def test_commentary_loses_its_phase_on_v1_only(
 def test_interrupt_pause_and_resume(
     route: str, v1: OpenAI, passthrough: OpenAI
 ) -> None:
-    client, model = (v1, "openai/approval") if route == "v1" else (passthrough, "approval")
+    client, model = (
+        (v1, "openai/approval") if route == "v1" else (passthrough, "approval")
+    )
     paused = client.responses.create(model=model, input=m.REFUND_PROMPT)
     [call] = paused.output
-    assert json.loads(call.arguments) == m.REFUND_INTERRUPT  # type: ignore[union-attr]
+    assert call.type == "function_call"
+    assert json.loads(call.arguments) == m.REFUND_INTERRUPT
 
+    answer = {
+        "type": "function_call_output",
+        "call_id": call.call_id,
+        "output": "approve",
+    }
     done = client.responses.create(
         model=model,
         previous_response_id=paused.id,
-        input=[
-            {"type": "function_call_output", "call_id": call.call_id, "output": "approve"}  # type: ignore[union-attr]
-        ],
+        input=[answer],  # type: ignore[list-item]
     )
     assert done.output_text == m.APPROVED
 
@@ -201,9 +205,7 @@ def test_errors_keep_status_code_and_param(
     route: str, bifrost: Bifrost, v1: OpenAI, passthrough: OpenAI
 ) -> None:
     # The writer honours no generation controls: LGOS refuses a temperature.
-    client, model = (
-        (v1, "openai/writer") if route == "v1" else (passthrough, "writer")
-    )
+    client, model = (v1, "openai/writer") if route == "v1" else (passthrough, "writer")
     with pytest.raises(openai.BadRequestError) as refused:
         client.responses.create(model=model, input="hi", temperature=1.5)
     assert (refused.value.code, refused.value.param) == (
@@ -273,7 +275,9 @@ def test_idempotency_key_needs_x_bf_eh_on_v1(v1: OpenAI, passthrough: OpenAI) ->
         return ids
 
     dropped = twice(v1, "openai/deep-research", "Idempotency-Key", "bf-test-1")
-    forwarded = twice(v1, "openai/deep-research", "x-bf-eh-idempotency-key", "bf-test-2")
+    forwarded = twice(
+        v1, "openai/deep-research", "x-bf-eh-idempotency-key", "bf-test-2"
+    )
     kept = twice(passthrough, "deep-research", "Idempotency-Key", "bf-test-3")
 
     assert len(dropped) == 2
