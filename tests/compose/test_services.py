@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -219,6 +220,7 @@ def test_an_unknown_lgos_option_is_refused() -> None:
         ("corpus", "lgos_demo_api.corpus_server"),
         ("chainlit", "lgos_chainlit"),
         ("mcp", "lgos_demo_api.mcp_server"),
+        ("bifrost-config", "lgos_demo_gateway.bifrost"),
     ],
 )
 def test_python_m_modules_are_runnable(
@@ -233,6 +235,27 @@ def test_python_m_modules_are_runnable(
     else:
         assert spec.origin is not None
         assert 'if __name__ == "__main__":' in Path(spec.origin).read_text("utf-8")
+
+
+def test_bifrost_config_command_writes_the_file_bifrost_reads(
+    services: dict[str, Any], tmp_path: Path
+) -> None:
+    from lgos_demo_gateway.bifrost import main as bifrost_main
+
+    command = argv(services["bifrost-config"]["command"])[3:]
+    (app_dir,) = {
+        mount.split(":")[1] for mount in services["bifrost"]["volumes"]
+    }  # the image's app directory
+    assert command[command.index("--out") + 1] == app_dir
+    # As Compose runs it, minus the wait for the API and into a temporary dir.
+    local = [str(tmp_path) if arg == app_dir else arg for arg in command]
+    assert bifrost_main([arg for arg in local if arg != "--check"]) == 0
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["providers"]["openai"]["network_config"]["base_url"] == (
+        "http://api:8000"
+    )
+    key = config["providers"]["openai"]["keys"][0]["value"]
+    assert key.removeprefix("env.") in service_environment(services["bifrost"])
 
 
 def test_files_command_line_serves_on_the_healthchecked_port(
