@@ -34,7 +34,8 @@ show it:
   to each object and event, a Chat answer's ``tool_calls`` get ``index``.
 - R6 Chat streams (``chat_completions.bf_v1.jsonl``): the role-only first
   chunk is dropped; the ``finish_reason`` chunk and the usage chunk become one
-  with ``created: 0`` and ``model: ""``.
+  with ``created: 0`` and ``model: ""``; ``null`` members of a choice
+  (``finish_reason``, ``logprobs``) are left out.
 - R7 errors (``errors.bf_v1.jsonl``): LGOS's status is kept and its error is
   wrapped as ``{"is_bifrost_error": false, "status_code", "error", "extra_fields"}``,
   ``null`` members left out of ``error``.
@@ -245,7 +246,13 @@ class ChatChunks:
         return [self.tag(held)] if held is not None else []
 
     def tag(self, chunk: dict[str, Any]) -> dict[str, Any]:
-        for choice in chunk.get("choices") or ():
+        """A chunk as Bifrost writes it: ``null`` choice members left out."""
+        choices = chunk.get("choices") or []
+        chunk["choices"] = [
+            {key: value for key, value in choice.items() if value is not None}
+            for choice in choices
+        ]
+        for choice in chunk["choices"]:
             index_tool_calls(choice.get("delta"))
         chunk["extra_fields"] = extra_fields("chat_completion_stream", self.model)
         return chunk
@@ -297,19 +304,57 @@ async def rewritten_stream(
             yield ("\n".join(line for line in lines if line) + "\n\n").encode()
 
 
-def outgoing_headers(request: Request) -> dict[str, str]:
-    """R4: the client headers Bifrost sends on from ``/v1`` (``x-bf-eh-*``)."""
-    return {
-        name[len(FORWARDED_PREFIX) :]: value
-        for name, value in request.headers.items()
-        if name.lower().startswith(FORWARDED_PREFIX)
-    }
-
-
 def kept_headers(response: httpx.Response) -> dict[str, str]:
     """The LGOS response headers Bifrost's ``/v1`` keeps (``x-request-id``)."""
     value = response.headers.get("x-request-id")
     return {"x-request-id": value} if value else {}
+
+
+class NotRouted(ValueError):
+    """A ``/v1`` request Bifrost answers itself (R3), with this message."""
+
+
+def upstream_request(
+    kind: str, body: object, headers: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, str], str]:
+    """R3 and R4: what Bifrost's ``/v1`` sends LGOS for one request.
+
+    Args:
+        kind: ``responses`` or ``chat``.
+        body: The client's JSON body.
+        headers: The client's headers.
+
+    Returns:
+        The body LGOS gets, the headers it gets besides ``Authorization``
+        (``x-bf-eh-*`` ones), and the model the client asked for, without
+        its provider.
+
+    Raises:
+        NotRouted: the body has no ``<provider>/<model>`` Bifrost serves.
+
+    """
+    if not isinstance(body, dict):
+        raise NotRouted("failed to parse the request body")
+    provider, _, model = str(body.get("model", "")).partition("/")
+    if not model:
+        raise NotRouted("model should be in provider/model format")
+    if provider != PROVIDER:
+        raise NotRouted(f"provider {provider} is not configured")
+    body = {**body, "model": model}
+    lowered = {name.lower(): value for name, value in headers.items()}
+    if lowered.get("x-bf-passthrough-extra-params", "").lower() != "true":
+        known = RESPONSES_FIELDS if kind == "responses" else CHAT_FIELDS
+        body = {key: value for key, value in body.items() if key in known}
+    if kind == "responses":
+        rewrite_responses_request(body)
+    else:
+        rewrite_chat_request(body)
+    forwarded = {
+        name[len(FORWARDED_PREFIX) :]: value
+        for name, value in lowered.items()
+        if name.startswith(FORWARDED_PREFIX)
+    }
+    return body, forwarded, model
 
 
 async def v1_generate(request: Request) -> Response:
@@ -317,26 +362,14 @@ async def v1_generate(request: Request) -> Response:
     upstream: Upstream = request.app.state.upstream
     kind = "responses" if request.url.path.endswith("/responses") else "chat"
     try:
-        body = json.loads(await request.body())
-    except ValueError:
-        return bifrost_error(400, "failed to parse the request body")
-    if not isinstance(body, dict):
-        return bifrost_error(400, "failed to parse the request body")
-    provider, _, model = str(body.get("model", "")).partition("/")
-    if not model:
-        return bifrost_error(400, "model should be in provider/model format")
-    if provider != PROVIDER:
-        return bifrost_error(400, f"provider {provider} is not configured")
-    body["model"] = model
-    if request.headers.get("x-bf-passthrough-extra-params", "").lower() != "true":
-        known = RESPONSES_FIELDS if kind == "responses" else CHAT_FIELDS
-        body = {key: value for key, value in body.items() if key in known}
-    if kind == "responses":
-        rewrite_responses_request(body)
-    else:
-        rewrite_chat_request(body)
+        body, forwarded, model = upstream_request(
+            kind, json.loads(await request.body()), request.headers
+        )
+    except ValueError as exc:
+        message = str(exc) if isinstance(exc, NotRouted) else "failed to parse"
+        return bifrost_error(400, message)
     stream = body.get("stream") is True
-    headers = upstream.headers(outgoing_headers(request))
+    headers = upstream.headers(forwarded)
     if stream:
         headers.update({"Accept": "text/event-stream", "Cache-Control": "no-cache"})
     path = "/v1/responses" if kind == "responses" else "/v1/chat/completions"
@@ -412,6 +445,23 @@ async def not_allowed(_request: Request) -> Response:
     )
 
 
+def asks_for_stream(body: bytes) -> bool:
+    """Whether a passthrough request's JSON body has ``stream: true`` (R8)."""
+    try:
+        return bool(body) and json.loads(body).get("stream") is True
+    except (ValueError, AttributeError):
+        return False
+
+
+def passthrough_content_type(body: bytes, lgos_type: str) -> str:
+    """R8: the content type the passthrough route answers with.
+
+    LGOS's own (``lgos_type``) when the request asked for a stream, whatever
+    the answer turned out to be; ``text/plain; charset=utf-8`` otherwise.
+    """
+    return lgos_type if asks_for_stream(body) else PLAIN
+
+
 async def passthrough(request: Request) -> Response:
     """``/openai_passthrough/v1/...`` (R8)."""
     upstream: Upstream = request.app.state.upstream
@@ -421,10 +471,7 @@ async def passthrough(request: Request) -> Response:
         for name, value in request.headers.items()
         if name.lower() not in {"host", "content-length", "authorization"}
     }
-    try:
-        stream = json.loads(body).get("stream") is True if body else False
-    except (ValueError, AttributeError):
-        stream = False
+    stream = asks_for_stream(body)
     sent = upstream.http.build_request(
         request.method,
         f"{upstream.origin}/v1/{request.path_params['rest']}",
@@ -441,7 +488,9 @@ async def passthrough(request: Request) -> Response:
     if not stream:
         content = await answer.aread()
         await answer.aclose()
-        passed["content-type"] = PLAIN
+        passed["content-type"] = passthrough_content_type(
+            body, answer.headers.get("content-type", "")
+        )
         return Response(content, status_code=answer.status_code, headers=passed)
     return StreamingResponse(
         answer.aiter_raw(),

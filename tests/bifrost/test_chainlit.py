@@ -51,19 +51,20 @@ PROMPTS = {
 }
 
 
+def sdk(base_url: str) -> AsyncOpenAI:
+    """The UI's SDK client for one of Bifrost's routes (no retries)."""
+    return AsyncOpenAI(base_url=base_url, api_key=m.API_KEY, max_retries=0)
+
+
 @pytest.fixture
 async def v1(bifrost: Bifrost) -> AsyncIterator[AsyncOpenAI]:
-    async with AsyncOpenAI(
-        base_url=bifrost.v1, api_key=m.API_KEY, max_retries=0
-    ) as client:
+    async with sdk(bifrost.v1) as client:
         yield client
 
 
 @pytest.fixture
 async def passthrough(bifrost: Bifrost) -> AsyncIterator[AsyncOpenAI]:
-    async with AsyncOpenAI(
-        base_url=bifrost.passthrough, api_key=m.API_KEY, max_retries=0
-    ) as client:
+    async with sdk(bifrost.passthrough) as client:
         yield client
 
 

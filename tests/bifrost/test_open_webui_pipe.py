@@ -46,19 +46,20 @@ async def v1_pipe(bifrost: Bifrost, tmp_path: Path) -> AsyncIterator[Any]:
     await pipe.close()
 
 
+async def approved_refund(pipe: Any, model: str) -> str:
+    """The pipe's text for a refund request whose question is answered approve."""
+    events = Events([answered({"type": "option", "label": "approve"})])
+    messages = [{"role": "user", "content": m.REFUND_PROMPT}]
+    return await run(pipe, model, messages, events, chat_id=f"refund-{model}")
+
+
 async def test_passthrough_gives_the_pipe_every_setting(passthrough_pipe: Any) -> None:
     models = await passthrough_pipe.discover()
     assert list(models) == m.DEMO_MODELS
     fields = passthrough_pipe.UserValves.model_fields
     assert fields["chat__audience"].default == "general"
     assert fields["deep_research__run_in_background"].default is False
-    events = Events([answered({"type": "option", "label": "approve"})])
-    text = await run(
-        passthrough_pipe,
-        "approval",
-        [{"role": "user", "content": m.REFUND_PROMPT}],
-        events,
-    )
+    text = await approved_refund(passthrough_pipe, "approval")
     assert m.APPROVED in text
 
 
@@ -75,12 +76,5 @@ async def test_v1_models_are_plain_chat_models_that_answer(v1_pipe: Any) -> None
         v1_pipe, "openai/chat", [{"role": "user", "content": m.CHAT_PROMPT}], Events()
     )
     assert m.chat_answer() in text
-    events = Events([answered({"type": "option", "label": "approve"})])
-    text = await run(
-        v1_pipe,
-        "openai/approval",
-        [{"role": "user", "content": m.REFUND_PROMPT}],
-        events,
-        chat_id="chat-2",
-    )
+    text = await approved_refund(v1_pipe, "openai/approval")
     assert m.APPROVED in text
