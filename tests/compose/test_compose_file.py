@@ -479,10 +479,15 @@ def test_the_bifrost_profile(compose: dict) -> None:
     command = argv(config["command"])
     assert command[:3] == ["python", "-m", "lgos_demo_gateway.bifrost"]
     assert command[command.index("--lgos-url") + 1] == "http://api:8000"
-    assert command[command.index("--out") + 1] == "/app/data"
-    assert "--check" in command
+    assert command[command.index("--out") + 1] == "/data/bifrost"
+    assert {"--check", "--share-dir"} <= set(command)
     assert config["depends_on"] == {"api": {"condition": "service_healthy"}}
-    assert config["volumes"] == bifrost["volumes"] == ["bifrost_data:/app/data"]
+    # One volume: where the one-shot writes (a folder the image's user owns,
+    # so the new volume is theirs) is Bifrost's app directory.
+    assert config["volumes"] == ["bifrost_data:/data/bifrost"]
+    assert bifrost["volumes"] == ["bifrost_data:/app/data"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "/data/bifrost" in dockerfile
     assert bifrost["image"] == "maximhq/bifrost:v1.4.19"
     assert bifrost["depends_on"] == {
         "bifrost-config": {"condition": "service_completed_successfully"}

@@ -243,14 +243,16 @@ def test_bifrost_config_command_writes_the_file_bifrost_reads(
     from lgos_demo_gateway.bifrost import main as bifrost_main
 
     command = argv(services["bifrost-config"]["command"])[3:]
-    (app_dir,) = {
-        mount.split(":")[1] for mount in services["bifrost"]["volumes"]
-    }  # the image's app directory
-    assert command[command.index("--out") + 1] == app_dir
+    (mount,) = services["bifrost-config"]["volumes"]
+    volume, out = mount.split(":")
+    assert command[command.index("--out") + 1] == out
+    assert [f"{volume}:/app/data"] == services["bifrost"]["volumes"]
     # As Compose runs it, minus the wait for the API and into a temporary dir.
-    local = [str(tmp_path) if arg == app_dir else arg for arg in command]
+    app_dir = tmp_path / "app"
+    local = [str(app_dir) if arg == out else arg for arg in command]
     assert bifrost_main([arg for arg in local if arg != "--check"]) == 0
-    config = json.loads((tmp_path / "config.json").read_text())
+    assert app_dir.stat().st_mode & 0o777 == 0o777  # Bifrost's user writes there
+    config = json.loads((app_dir / "config.json").read_text())
     assert config["providers"]["openai"]["network_config"]["base_url"] == (
         "http://api:8000"
     )

@@ -27,7 +27,10 @@ Usage::
     python -m lgos_demo_gateway.bifrost --lgos-url http://127.0.0.1:8000 --print
 
 ``--check`` first asks ``<lgos-url>/v1/health`` whether LGOS answers there
-(waiting up to ``--wait`` seconds). Exit codes: 0 written; 1 LGOS did not
+(waiting up to ``--wait`` seconds). ``--share-dir`` makes the directory
+writable by every user: in Compose the file is written by this image's user
+into a volume that Bifrost's image, running as its own user, must be able to
+write too (its entrypoint checks). Exit codes: 0 written; 1 LGOS did not
 answer; 2 invalid arguments.
 """
 
@@ -146,6 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--check", action="store_true", help="first wait for LGOS's /v1/health"
     )
     parser.add_argument("--wait", type=float, default=120.0, help="seconds (--check)")
+    parser.add_argument(
+        "--share-dir",
+        action="store_true",
+        help="make --out writable by every user (Bifrost's image runs as another)",
+    )
     args = parser.parse_args(argv)
     try:
         config = bifrost_config(args.lgos_url)
@@ -169,6 +177,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     partial = path.with_suffix(".json.new")
     partial.write_text(text, encoding="utf-8")
     partial.replace(path)
+    path.chmod(0o644)
+    if args.share_dir:
+        # Bifrost's image checks that its user may write the app directory
+        # (config.db, logs) and stops otherwise; that user is not this one.
+        args.out.chmod(0o777)
     print(f"Bifrost configuration written to {path} (LGOS at {origin})")
     return 0
 
