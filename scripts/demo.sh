@@ -299,7 +299,8 @@ use_bifrost() {
     if [ "$bifrost_route" = "v1" ]; then
         # Bifrost's OpenAI-compatible route names models <provider>/<model>.
         bifrost_ui_base="http://$1/v1"
-        export DEMO_CHAINLIT_DEFAULT_MODEL="openai/${DEMO_CHAINLIT_DEFAULT_MODEL:-chat}"
+        local model="${DEMO_CHAINLIT_DEFAULT_MODEL:-chat}"
+        export DEMO_CHAINLIT_DEFAULT_MODEL="openai/${model#openai/}"
     else
         bifrost_ui_base="http://$1/openai_passthrough/v1"
     fi

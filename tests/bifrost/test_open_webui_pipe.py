@@ -76,5 +76,12 @@ async def test_v1_models_are_plain_chat_models_that_answer(v1_pipe: Any) -> None
         v1_pipe, "openai/chat", [{"role": "user", "content": m.CHAT_PROMPT}], Events()
     )
     assert m.chat_answer() in text
+    # The graphs that answer without pausing: each one answers (no error).
+    for graph in ("writer", "citations", "functions", "mcp", "server-tools", "files"):
+        events = Events()
+        messages = [{"role": "user", "content": "What is LangGraph?"}]
+        text = await run(v1_pipe, f"openai/{graph}", messages, events, chat_id=graph)
+        assert "offline demo model" in text, (graph, text)
+        assert not events.calls, graph
     text = await approved_refund(v1_pipe, "openai/approval")
     assert m.APPROVED in text

@@ -174,6 +174,15 @@ def test_compose_v1_route_sets_the_ui_upstream_and_model(demo: Demo) -> None:
     assert result.returncode == 0, result.stderr
     (up,) = [call for call in demo.calls() if "compose up" in call]
     assert "UI=bifrost:8080 MODEL=openai/chat " in up
+    # A default model of .env is prefixed once, whether it has the prefix or not.
+    for model in ("writer", "openai/writer"):
+        demo.log.unlink()
+        again = demo.run(
+            "--bifrost", DEMO_BIFROST_ROUTE="v1", DEMO_CHAINLIT_DEFAULT_MODEL=model
+        )
+        assert again.returncode == 0, again.stderr
+        (up,) = [call for call in demo.calls() if "compose up" in call]
+        assert " MODEL=openai/writer " in up
 
 
 @pytest.mark.parametrize(
