@@ -49,6 +49,8 @@ show it:
   text/plain; charset=utf-8`` whatever LGOS sent (successes and errors).
 
 ``GET /health`` answers ``{"status": "ok"}`` (Bifrost's health route).
+``tests/bifrost/test_recorded_rules.py`` checks each rule against exchanges
+cut from those recordings (``tests/bifrost/recorded/``).
 Anything else on ``/v1`` that Bifrost routes and LGOS does not serve is out
 of scope: it answers 404.
 """
