@@ -67,7 +67,7 @@ RUN groupadd --system --gid 10001 lgos \
 COPY --from=build /app /app
 # Writable places: the data volumes' mount points (a new named volume takes
 # their ownership) and the uploads folder Chainlit keeps in its app root.
-RUN mkdir -p /data/files /data/chainlit /data/mcp /app/ui/chainlit/.files \
+RUN mkdir -p /data/files /data/chainlit /data/mcp /data/bifrost /app/ui/chainlit/.files \
     && chown -R lgos:lgos /data /app/ui/chainlit/.files
 ENV PATH=/app/.venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \

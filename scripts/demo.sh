@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
     cat <<EOF
-Usage: just demo [--compose | --local] [--gateway] [--mcp] [--open-webui] [--observability] [--dry-run]
+Usage: just demo [--compose | --local] [--gateway] [--mcp] [--open-webui] [--observability] [--bifrost] [--dry-run]
        just demo --help
 
 Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
@@ -22,6 +22,13 @@ otherwise the services run as local processes (honcho, demo/Procfile).
                     LGOS model sync (http://127.0.0.1:${DEMO_GATEWAY_PORT:-4000}/v1, DEMO_GATEWAY_PORT);
                     the chat UI then talks to the gateway (Compose: profile
                     "gateway"; local: the pinned proxy is installed on first use)
+  --bifrost         also start Bifrost in front of the API
+                    (http://127.0.0.1:${DEMO_BIFROST_PORT:-8007}, DEMO_BIFROST_PORT); the chat UIs talk to
+                    its passthrough route, or with DEMO_BIFROST_ROUTE=v1 to its
+                    /v1 route (models openai/<graph>, fewer features; see
+                    docs/how-to/proxies.md). Compose: profile "bifrost", the
+                    public image DEMO_BIFROST_IMAGE; local: the bifrost-http
+                    binary you give as DEMO_BIFROST_BIN (or on PATH)
   --mcp             also start the demo MCP server (http://127.0.0.1:${DEMO_MCP_PORT:-8005}/mcp,
                     DEMO_MCP_PORT); the chat UI offers its tools to the graphs
                     that take MCP tools, through the gateway's /mcp with
@@ -76,6 +83,7 @@ open_webui_direct=""
 mode=""
 observability=0
 gateway=0
+bifrost=0
 mcp=0
 open_webui=0
 dry_run=0
@@ -92,6 +100,7 @@ for arg in "$@"; do
         --local) set_mode local ;;
         --observability) observability=1 ;;
         --gateway) gateway=1 ;;
+        --bifrost) bifrost=1 ;;
         --mcp) mcp=1 ;;
         --open-webui) open_webui=1; open_webui_direct="; Open WebUI calls it directly" ;;
         --dry-run) dry_run=1 ;;
@@ -99,6 +108,19 @@ for arg in "$@"; do
         *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
     esac
 done
+if [ "$gateway" -eq 1 ] && [ "$bifrost" -eq 1 ]; then
+    echo "just demo: choose one of --gateway and --bifrost (both would sit where the UI connects)" >&2
+    exit 2
+fi
+# --bifrost: which of Bifrost's routes the UIs use (docs/how-to/proxies.md).
+bifrost_route="${DEMO_BIFROST_ROUTE:-passthrough}"
+if [ "$bifrost" -eq 1 ]; then
+    case "$bifrost_route" in
+        passthrough | v1) ;;
+        *) echo "just demo: DEMO_BIFROST_ROUTE is '$bifrost_route'; use passthrough (the default) or v1" >&2
+           exit 2 ;;
+    esac
+fi
 if [ "$mode" = "local" ] && [ "$observability" -eq 1 ]; then
     echo "just demo: --observability needs Compose (drop --local)" >&2
     exit 2
@@ -208,10 +230,12 @@ check_attach_flags() {
     services="$(docker compose --profile '*' ps --status running --services 2>/dev/null)"
     services=" ${services//$'\n'/ } "
     case "$services" in *" gateway "*) running+=" --gateway" ;; esac
+    case "$services" in *" bifrost "*) running+=" --bifrost" ;; esac
     case "$services" in *" mcp "*) running+=" --mcp" ;; esac
     case "$services" in *" open-webui "*) running+=" --open-webui" ;; esac
     case "$services" in *" otel-collector "* | *" jaeger "*) running+=" --observability" ;; esac
     if [ "$gateway" -eq 1 ]; then wanted+=" --gateway"; fi
+    if [ "$bifrost" -eq 1 ]; then wanted+=" --bifrost"; fi
     if [ "$mcp" -eq 1 ]; then wanted+=" --mcp"; fi
     if [ "$open_webui" -eq 1 ]; then wanted+=" --open-webui"; fi
     if [ "$observability" -eq 1 ]; then wanted+=" --observability"; fi
@@ -265,6 +289,61 @@ announce_ready() {
     done
 }
 
+# --bifrost: the UIs' base URL through Bifrost at host:port ($1) on the
+# chosen route (sets $bifrost_ui_base), and the variables both modes share.
+# The UIs keep sending the API's key: Bifrost without governance asks for no
+# key, and the passthrough route hands the client's request on to LGOS.
+use_bifrost() {
+    export DEMO_BIFROST_PORT="${DEMO_BIFROST_PORT:-8007}"
+    export DEMO_BIFROST_LGOS_API_KEY="${DEMO_BIFROST_LGOS_API_KEY:-$DEMO_LGOS_API_KEY}"
+    if [ "$bifrost_route" = "v1" ]; then
+        # Bifrost's OpenAI-compatible route names models <provider>/<model>.
+        bifrost_ui_base="http://$1/v1"
+        local model="${DEMO_CHAINLIT_DEFAULT_MODEL:-chat}"
+        export DEMO_CHAINLIT_DEFAULT_MODEL="openai/${model#openai/}"
+    else
+        bifrost_ui_base="http://$1/openai_passthrough/v1"
+    fi
+}
+
+# The banner's Bifrost line: its address ($1) and the route the UIs use.
+bifrost_banner() {
+    if [ "$bifrost_route" = "v1" ]; then
+        echo "  Bifrost:               $1/v1 (the UIs'; models openai/<graph>: no lgos extension, no commentary phase, no background polling; DEMO_BIFROST_ROUTE=v1)"
+    else
+        echo "  Bifrost:               $1/openai_passthrough/v1 (the UIs'; every LGOS feature; DEMO_BIFROST_ROUTE=v1 for its /v1 route)"
+    fi
+}
+
+# Print the config.json Bifrost gets with LGOS at $1 ($2 says where it goes).
+bifrost_print_config() {
+    local python
+    python="$(command -v python3 || command -v python || true)"
+    echo "  Bifrost configuration ($2):"
+    if [ -z "$python" ]; then
+        echo "    (python3 is needed to print it: python -m lgos_demo_gateway.bifrost --lgos-url $1 --print)"
+        return 0
+    fi
+    "$python" demo/gateway/src/lgos_demo_gateway/bifrost.py --lgos-url "$1" --print | sed 's/^/    /'
+}
+
+# Local mode without a bifrost-http binary: say where it comes from.
+bifrost_missing() {
+    {
+        if [ -n "${DEMO_BIFROST_BIN:-}" ]; then
+            echo "just demo --bifrost: DEMO_BIFROST_BIN ($DEMO_BIFROST_BIN) is not an executable file."
+        else
+            echo "just demo --bifrost: no Bifrost binary: set DEMO_BIFROST_BIN to Bifrost's HTTP"
+            echo "  transport (bifrost-http), or put bifrost-http on PATH."
+        fi
+        echo "  bifrost-http is not on any package index this demo installs from. Nothing was started."
+        echo "  Get v1.4.19, the release the demo's recordings come from, with Go:"
+        echo "    go install github.com/maximhq/bifrost/transports/bifrost-http@v1.4.19"
+        echo "  (then DEMO_BIFROST_BIN=\$(go env GOPATH)/bin/bifrost-http), or run the Compose"
+        echo "  profile instead, which uses the public image: just demo --compose --bifrost"
+    } >&2
+}
+
 run_compose() {
     local command=(docker compose up --build --remove-orphans)
     use_demo_key
@@ -292,6 +371,14 @@ run_compose() {
         export DEMO_CHAINLIT_OPENAI_API_KEY="${DEMO_GATEWAY_MASTER_KEY:-lgos-demo}"
         export DEMO_GATEWAY_PORT="${DEMO_GATEWAY_PORT:-4000}"
         ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway")
+    fi
+    if [ "$bifrost" -eq 1 ]; then
+        # Profile bifrost: Bifrost in front of the API; the UIs go through it.
+        export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}bifrost"
+        use_bifrost "bifrost:8080"
+        export DEMO_COMPOSE_UI_UPSTREAM="${bifrost_ui_base#http://}"
+        DEMO_COMPOSE_UI_UPSTREAM="${DEMO_COMPOSE_UI_UPSTREAM%/v1}"
+        ports+=("DEMO_BIFROST_PORT:Bifrost")
     fi
     local mcp_note=""
     if [ "$mcp" -eq 1 ]; then
@@ -360,6 +447,7 @@ run_compose() {
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT}/v1 (the UI's; /model/info has the lgos models)"
     fi
+    if [ "$bifrost" -eq 1 ]; then bifrost_banner "http://127.0.0.1:${DEMO_BIFROST_PORT}"; fi
     if [ "$mcp" -eq 1 ]; then
         echo "  MCP server:            http://127.0.0.1:${DEMO_MCP_PORT}/mcp${mcp_note}"
     fi
@@ -368,6 +456,9 @@ run_compose() {
         echo "  Traces (Jaeger):       http://127.0.0.1:${DEMO_JAEGER_PORT}"
     fi
     echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
+    if [ "$bifrost" -eq 1 ] && [ "$dry_run" -eq 1 ]; then
+        bifrost_print_config "http://api:8000" "the bifrost-config service writes into the bifrost_data volume"
+    fi
     if [ "$attached" -eq 1 ]; then
         echo "The stack is already running (another 'just demo'?): attaching to it. Ctrl-C here"
         echo "  stops it for both; '$compose_cli logs -f' only watches."
@@ -472,6 +563,25 @@ run_local() {
         export DEMO_CHAINLIT_DISCOVERY=litellm
         DEMO_UI_WAIT_FOR="http://${DEMO_GATEWAY_HOST}:${DEMO_GATEWAY_PORT}/health/liveliness"
     fi
+    if [ "$bifrost" -eq 1 ]; then
+        # Bifrost's HTTP transport (the binary DEMO_BIFROST_BIN) in front of
+        # the API (demo/Procfile's bifrost line writes its config.json first).
+        processes+=(bifrost)
+        if [ -z "${DEMO_BIFROST_BIN:-}" ] && command -v bifrost-http >/dev/null 2>&1; then
+            DEMO_BIFROST_BIN="$(command -v bifrost-http)"
+        fi
+        if [ -n "${DEMO_BIFROST_BIN:-}" ]; then export DEMO_BIFROST_BIN; fi
+        api_url="http://${DEMO_API_HOST}:${DEMO_API_PORT}/v1"
+        export DEMO_BIFROST_HOST="${DEMO_BIFROST_HOST:-127.0.0.1}"
+        local api_host="$DEMO_API_HOST" bifrost_host="$DEMO_BIFROST_HOST"
+        case "$api_host" in 0.0.0.0 | "::") api_host=127.0.0.1 ;; esac
+        case "$bifrost_host" in 0.0.0.0 | "::") bifrost_host=127.0.0.1 ;; esac
+        export DEMO_BIFROST_LGOS_URL="http://${api_host}:${DEMO_API_PORT}"
+        export DEMO_BIFROST_APP_DIR="${DEMO_BIFROST_APP_DIR:-$PWD/.data/bifrost}"
+        use_bifrost "${bifrost_host}:${DEMO_BIFROST_PORT:-8007}"
+        export DEMO_CHAINLIT_OPENAI_BASE_URL="$bifrost_ui_base"
+        DEMO_UI_WAIT_FOR="http://${bifrost_host}:${DEMO_BIFROST_PORT}/health"
+    fi
     local mcp_url="" mcp_note=""
     if [ "$mcp" -eq 1 ]; then
         # The demo MCP server; the UI calls its tools, directly or through
@@ -518,6 +628,7 @@ run_local() {
     local -a ports=("DEMO_API_PORT:API" "DEMO_CHAINLIT_PORT:Chat UI (Chainlit)"
         "DEMO_FILES_PORT:Files service" "DEMO_CORPUS_PORT:Search corpus pages")
     if [ "$gateway" -eq 1 ]; then ports+=("DEMO_GATEWAY_PORT:LiteLLM gateway"); fi
+    if [ "$bifrost" -eq 1 ]; then ports+=("DEMO_BIFROST_PORT:Bifrost"); fi
     if [ "$mcp" -eq 1 ]; then ports+=("DEMO_MCP_PORT:MCP server"); fi
     if [ "$open_webui" -eq 1 ]; then ports+=("DEMO_OPEN_WEBUI_PORT:Open WebUI"); fi
     if [ "$dry_run" -eq 0 ]; then check_ports "${ports[@]}"; fi
@@ -532,12 +643,26 @@ run_local() {
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       ${DEMO_CHAINLIT_OPENAI_BASE_URL} (the UI's; /model/info has the lgos models)"
     fi
+    if [ "$bifrost" -eq 1 ]; then
+        bifrost_banner "http://${DEMO_BIFROST_HOST}:${DEMO_BIFROST_PORT}"
+        echo "  Bifrost binary:        ${DEMO_BIFROST_BIN:-bifrost-http (not found: see below)}"
+    fi
     if [ "$mcp" -eq 1 ]; then
         echo "  MCP server:            ${mcp_url}${mcp_note}"
     fi
     echo "  Files service:         ${DEMO_API_FILES_BASE_URL}"
     echo "  Search corpus pages:   ${DEMO_API_CORPUS_BASE_URL}"
     echo "  Command: ${command[*]}"
+    if [ "$bifrost" -eq 1 ]; then
+        if [ "$dry_run" -eq 1 ]; then
+            bifrost_print_config "$DEMO_BIFROST_LGOS_URL" "demo/Procfile's bifrost line writes it to ${DEMO_BIFROST_APP_DIR}/config.json"
+            echo "  Bifrost command: ${DEMO_BIFROST_BIN:-bifrost-http} -app-dir ${DEMO_BIFROST_APP_DIR} -host ${DEMO_BIFROST_HOST} -port ${DEMO_BIFROST_PORT}"
+        fi
+        if [ -z "${DEMO_BIFROST_BIN:-}" ] || [ ! -x "$DEMO_BIFROST_BIN" ]; then
+            bifrost_missing
+            if [ "$dry_run" -eq 0 ]; then exit 1; fi
+        fi
+    fi
     echo "Press Ctrl-C to stop everything."
     if [ "$dry_run" -eq 1 ]; then return 0; fi
     uv sync --all-packages --frozen --quiet

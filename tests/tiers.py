@@ -57,6 +57,7 @@ DESCRIPTIONS = {
 FOLDER_TIERS = {
     "architecture": "unit",
     "bench": "integration",
+    "bifrost": "integration",
     "clients": "clients",
     "compose": "unit",
     "compose_stack": "compose",

@@ -40,16 +40,19 @@ PYTHON_SERVICES = {
     "chainlit",
     "mcp",
     "open-webui-provision",
+    "bifrost-config",
 }
-ONE_SHOT = {"hatchet-token", "open-webui-provision"}
+ONE_SHOT = {"hatchet-token", "open-webui-provision", "bifrost-config"}
 OBSERVABILITY = {"otel-collector", "jaeger"}
 GATEWAY = {"gateway"}
 MCP = {"mcp"}
 OPEN_WEBUI = {"open-webui", "open-webui-provision"}
+BIFROST = {"bifrost", "bifrost-config"}
 # Published container ports: the UI, the API, the corpus pages citations open
 # in the browser, Jaeger's UI (observability profile), and for clients on this
 # machine the LiteLLM gateway (gateway profile) and the demo MCP server (mcp
-# profile), and Open WebUI (open-webui profile). Nothing else.
+# profile), Open WebUI (open-webui profile) and Bifrost (bifrost profile).
+# Nothing else.
 PUBLISHED = {
     "chainlit": {8001},
     "open-webui": {8080},
@@ -58,6 +61,7 @@ PUBLISHED = {
     "jaeger": {16686},
     "gateway": {4000},
     "mcp": {8005},
+    "bifrost": {8080},
 }
 
 
@@ -113,6 +117,7 @@ def test_the_expected_services_exist(compose: dict) -> None:
         | GATEWAY
         | MCP
         | OPEN_WEBUI
+        | BIFROST
     )
 
 
@@ -218,6 +223,7 @@ IMAGE_VARIABLES = {
     "otel-collector": "DEMO_OTEL_COLLECTOR_IMAGE",
     "jaeger": "DEMO_JAEGER_IMAGE",
     "open-webui": "DEMO_OPEN_WEBUI_IMAGE",
+    "bifrost": "DEMO_BIFROST_IMAGE",
 }
 
 
@@ -370,6 +376,8 @@ def test_the_observability_profile(compose: dict) -> None:
             if name in MCP
             else ["open-webui"]
             if name in OPEN_WEBUI
+            else ["bifrost"]
+            if name in BIFROST
             else None
         )
         assert service.get("profiles") == expected, name
@@ -461,6 +469,57 @@ def test_the_gateway_profile(compose: dict) -> None:
     assert ui["DEMO_CHAINLIT_OPENAI_BASE_URL"] == "http://gateway:4000/v1"
     assert ui["DEMO_CHAINLIT_DISCOVERY"] == "litellm"
     assert through["gateway"]["ports"] == ["127.0.0.1:4100:4000"]
+
+
+def test_the_bifrost_profile(compose: dict) -> None:
+    services = compose["services"]
+    config, bifrost = services["bifrost-config"], services["bifrost"]
+    # The one-shot writes config.json for the API into the app directory the
+    # public image reads (/app/data), then Bifrost starts on it.
+    command = argv(config["command"])
+    assert command[:3] == ["python", "-m", "lgos_demo_gateway.bifrost"]
+    assert command[command.index("--lgos-url") + 1] == "http://api:8000"
+    assert command[command.index("--out") + 1] == "/data/bifrost"
+    assert {"--check", "--share-dir"} <= set(command)
+    assert config["depends_on"] == {"api": {"condition": "service_healthy"}}
+    # One volume: where the one-shot writes (a folder the image's user owns,
+    # so the new volume is theirs) is Bifrost's app directory.
+    assert config["volumes"] == ["bifrost_data:/data/bifrost"]
+    assert bifrost["volumes"] == ["bifrost_data:/app/data"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "/data/bifrost" in dockerfile
+    assert bifrost["image"] == "maximhq/bifrost:v1.4.19"
+    assert bifrost["depends_on"] == {
+        "bifrost-config": {"condition": "service_completed_successfully"}
+    }
+    env = service_environment(bifrost)
+    assert (env["APP_HOST"], env["APP_PORT"]) == ("0.0.0.0", "8080")
+    assert env["DEMO_BIFROST_LGOS_API_KEY"] == "lgos-demo"
+    assert bifrost["ports"] == ["127.0.0.1:8007:8080"]
+    assert healthcheck_urls(bifrost) == ["http://127.0.0.1:8080/health"]
+    # The UIs wait for it when the profile is on, and go through it when
+    # `just demo --bifrost` sets their upstream.
+    for ui in ("chainlit", "open-webui"):
+        assert services[ui]["depends_on"]["bifrost"] == {
+            "condition": "service_healthy",
+            "required": False,
+        }
+    through = load(
+        {
+            "POSTGRES_PASSWORD": "pw",
+            "DEMO_COMPOSE_UI_UPSTREAM": "bifrost:8080/openai_passthrough",
+            "DEMO_BIFROST_PORT": "8107",
+            "DEMO_BIFROST_IMAGE": "mirror/bifrost:v1.4.19",
+        }
+    )["services"]
+    assert service_environment(through["chainlit"])[
+        "DEMO_CHAINLIT_OPENAI_BASE_URL"
+    ] == ("http://bifrost:8080/openai_passthrough/v1")
+    assert service_environment(through["open-webui-provision"])[
+        "DEMO_OPEN_WEBUI_LGOS_BASE_URL"
+    ] == ("http://bifrost:8080/openai_passthrough/v1")
+    assert through["bifrost"]["ports"] == ["127.0.0.1:8107:8080"]
+    assert through["bifrost"]["image"] == "mirror/bifrost:v1.4.19"
 
 
 def test_the_mcp_profile(compose: dict) -> None:

@@ -594,6 +594,7 @@ def test_one_procfile_has_every_process() -> None:
     processes = dict(line.split(": ", 1) for line in lines)
     assert list(processes) == [
         "api",
+        "bifrost",
         "chainlit",
         "corpus",
         "files",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -220,6 +221,7 @@ def test_an_unknown_lgos_option_is_refused() -> None:
         ("corpus", "lgos_demo_api.corpus_server"),
         ("chainlit", "lgos_chainlit"),
         ("mcp", "lgos_demo_api.mcp_server"),
+        ("bifrost-config", "lgos_demo_gateway.bifrost"),
     ],
 )
 def test_python_m_modules_are_runnable(
@@ -234,6 +236,29 @@ def test_python_m_modules_are_runnable(
     else:
         assert spec.origin is not None
         assert 'if __name__ == "__main__":' in Path(spec.origin).read_text("utf-8")
+
+
+def test_bifrost_config_command_writes_the_file_bifrost_reads(
+    services: dict[str, Any], tmp_path: Path
+) -> None:
+    from lgos_demo_gateway.bifrost import main as bifrost_main
+
+    command = argv(services["bifrost-config"]["command"])[3:]
+    (mount,) = services["bifrost-config"]["volumes"]
+    volume, out = mount.split(":")
+    assert command[command.index("--out") + 1] == out
+    assert [f"{volume}:/app/data"] == services["bifrost"]["volumes"]
+    # As Compose runs it, minus the wait for the API and into a temporary dir.
+    app_dir = tmp_path / "app"
+    local = [str(app_dir) if arg == out else arg for arg in command]
+    assert bifrost_main([arg for arg in local if arg != "--check"]) == 0
+    assert app_dir.stat().st_mode & 0o777 == 0o777  # Bifrost's user writes there
+    config = json.loads((app_dir / "config.json").read_text())
+    assert config["providers"]["openai"]["network_config"]["base_url"] == (
+        "http://api:8000"
+    )
+    key = config["providers"]["openai"]["keys"][0]["value"]
+    assert key.removeprefix("env.") in service_environment(services["bifrost"])
 
 
 def test_files_command_line_serves_on_the_healthchecked_port(

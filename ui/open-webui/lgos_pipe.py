@@ -1449,8 +1449,12 @@ class Pipe:
             listed = [model.id async for model in client.models.list()]
             models = {}
             for model_id in listed:
+                # A gateway that does not route model retrieval (Bifrost's
+                # /v1 answers an HTML page) gives no object: a plain model.
                 model = await client.models.retrieve(model_id)
-                models[model_id] = LgosModel.from_model(_dump(model))
+                models[model_id] = LgosModel.from_model(
+                    {**_dump(model), "id": model_id}
+                )
         self.models = models
         self.specs = valve_specs(list(models.values()))
         self.UserValves = user_valves_class(self.specs)

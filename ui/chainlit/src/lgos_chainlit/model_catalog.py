@@ -9,14 +9,22 @@ clients behind the gateway read ``/model/info``, route by ``model_name`` and
 never contact LGOS directly). When ``/model/info`` fails, or does not list a
 model, the UI falls back to the gateway's ``/v1/models`` and says why the
 model is limited.
+
+A gateway may not route ``GET /v1/models/{id}`` at all: Bifrost's ``/v1``
+answers it with its web page (HTML, status 200), which the OpenAI SDK hands
+back as a string. The model is then read from the gateway's ``/v1/models``
+listing instead, limited unless that carries the extension
+(:data:`UNROUTED_RETRIEVE` says why).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import openai
 from openai import AsyncOpenAI
+from openai.types import Model
 
 from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.discovery import (
@@ -32,6 +40,7 @@ from lgos_chainlit.session import ChatSession
 __all__ = [
     "LITELLM_DISCOVERY",
     "MODEL_INFO_PATH",
+    "UNROUTED_RETRIEVE",
     "discover_models",
     "first_model_id",
     "load_session",
@@ -44,6 +53,44 @@ LITELLM_DISCOVERY = "litellm"
 MODEL_INFO_PATH = "/model/info"
 """LiteLLM's model list with ``model_info``, below the client's base URL
 (``…/v1/model/info``: LiteLLM serves it with and without ``/v1``)."""
+
+
+UNROUTED_RETRIEVE = (
+    "the gateway does not route `GET /v1/models/{id}` (it answered a page, not "
+    "a model), and its `/v1/models` carries no `lgos` extension"
+)
+"""Why a model is limited when its retrieval answered no model (Bifrost's ``/v1``)."""
+
+
+async def _retrieve(client: AsyncOpenAI, model_id: str) -> ModelCapabilities:
+    """Read ``model_id`` from ``GET /v1/models/{id}``, or from the listing.
+
+    When the answer is not a model (a gateway's page: the SDK returns text
+    for a body that is not JSON), the model's ``/v1/models`` entry is used,
+    limited by :data:`UNROUTED_RETRIEVE` unless it carries the extension; a
+    model the listing lacks is limited the same way, and its first request
+    then reports the gateway's own error.
+
+    Raises:
+        openai.OpenAIError: when a request fails.
+
+    """
+    found = await client.models.retrieve(model_id)
+    if isinstance(found, Model):
+        return describe_model(found)
+    logger.warning(
+        "GET /models/%s answered no model (%s); reading /models instead",
+        model_id,
+        type(found).__name__,
+    )
+    capabilities = ModelCapabilities(model_id, None)
+    async for listed in client.models.list():
+        if listed.id == model_id:
+            capabilities = describe_model(listed)
+            break
+    if capabilities.limited:
+        capabilities = replace(capabilities, limitation=UNROUTED_RETRIEVE)
+    return capabilities
 
 
 async def _gateway_models(client: AsyncOpenAI) -> list[ModelCapabilities]:
@@ -115,6 +162,8 @@ async def load_session(
     does not list the model, the model is retrieved from the gateway's
     ``/v1/models/{id}`` (an unknown model raises ``NotFoundError`` there) and
     used as LiteLLM describes it, limited unless it carries the extension.
+    A retrieval that answers no model (Bifrost's ``/v1``) falls back to the
+    ``/v1/models`` entry, limited.
 
     Raises:
         openai.OpenAIError: when the model cannot be retrieved.
@@ -131,7 +180,7 @@ async def load_session(
             if found is not None:
                 return ChatSession.from_model(found, conversation_id=conversation_id)
             failure = "it does not list this model"
-    capabilities = describe_model(await client.models.retrieve(model_id))
+    capabilities = await _retrieve(client, model_id)
     if failure is not None:
         capabilities = with_fallback_reason(capabilities, failure)
     return ChatSession.from_model(capabilities, conversation_id=conversation_id)
