@@ -21,6 +21,13 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 LGOS = str(Path(sys.executable).with_name("lgos"))
 FACTORY = "bench.apps:registry"
+LGOS_ENV = {
+    "LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0",
+    # No run cap: the concurrent-streams figure goes to 500 streams at once,
+    # over the default LGOS_MAX_CONCURRENT_RUNS (128).
+    "LGOS_MAX_CONCURRENT_RUNS": "0",
+}
+"""The environment of every ``lgos serve`` the benchmarks start."""
 
 Call = Callable[[], Awaitable[Any]]
 
@@ -86,7 +93,7 @@ class Server:
         """``lgos serve bench.apps:registry`` (no access log, warnings only)."""
         args = [LGOS, "serve", FACTORY, "--port", "{port}"]
         args += SERVER_OPTIONS
-        lgos_env = {"LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0", **(env or {})}
+        lgos_env = {**LGOS_ENV, **(env or {})}
         return cls(args, ready_path="/v1/health", env=lgos_env, name=name)
 
     @classmethod

@@ -41,7 +41,15 @@ from bench.figures import (
     conversation,
     responses_stream_call,
 )
-from bench.harness import FACTORY, LGOS, SERVER_OPTIONS, Call, Server, client_session
+from bench.harness import (
+    FACTORY,
+    LGOS,
+    LGOS_ENV,
+    SERVER_OPTIONS,
+    Call,
+    Server,
+    client_session,
+)
 from bench.lifecycle import pause_resume_call, postgres_database
 
 PATHS = ("responses", "chat", "stream", "chat-stream", "interrupt")
@@ -230,7 +238,7 @@ async def _profile_pyinstrument(options: argparse.Namespace, stem: Path) -> Path
     session_file = stem.with_name(f"{stem.name}-pyinstrument.pyisession")
     args = [str(BIN / "pyinstrument"), "-r", "pyisession", "-o", str(session_file)]
     args += [LGOS, "serve", FACTORY, "--port", "{port}", *SERVER_OPTIONS]
-    env = {"LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0", **options.env}
+    env = {**LGOS_ENV, **options.env}
     server = Server(args, ready_path="/v1/health", env=env, name="lgos-pyinstrument")
     with server:
         async with client_session() as session:

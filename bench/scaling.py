@@ -34,6 +34,7 @@ from bench.figures import RESPONSES_BODY, Bench
 from bench.harness import (
     FACTORY,
     LGOS,
+    LGOS_ENV,
     ROOT,
     SERVER_OPTIONS,
     Server,
@@ -66,8 +67,7 @@ def _server(kind: str, workers: int) -> Server:
     name = f"scaling-{kind}-w{workers}"
     if kind == "lgos":
         args = [LGOS, "serve", FACTORY, "--port", "{port}", *options]
-        env = {"LGOS_INTERRUPT_SWEEP_INTERVAL_MINUTES": "0"}
-        return Server(args, ready_path="/v1/health", env=env, name=name)
+        return Server(args, ready_path="/v1/health", env=LGOS_ENV, name=name)
     args = [sys.executable, "-m", "uvicorn", "bench.apps:bare_app"]
     args += ["--port", "{port}", *options]
     return Server(args, ready_path="/health", name=name)

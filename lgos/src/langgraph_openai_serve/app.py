@@ -31,6 +31,7 @@ from langgraph_openai_serve.api.query import (
 )
 from langgraph_openai_serve.api.responses.jobs import BackgroundBackend
 from langgraph_openai_serve.api.responses.routes import router as responses_router
+from langgraph_openai_serve.api.run_limit import RunLimitMiddleware
 from langgraph_openai_serve.api.shutdown import ShutdownMiddleware, ShutdownState
 from langgraph_openai_serve.api.websocket import with_websocket_refusal
 from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
@@ -204,7 +205,8 @@ class LanggraphOpenaiServe:
         response of the mount, errors and unknown paths included, carries an
         ``x-request-id`` header; once :attr:`shutdown` has begun, every route
         but ``{prefix}/health`` answers 503 ``server_shutting_down`` with
-        ``Retry-After``; a
+        ``Retry-After``; a run request beyond ``max_concurrent_runs`` at once
+        answers 503 ``server_overloaded`` (:mod:`~.api.run_limit`); a
         WebSocket connection is refused with an explanation (only HTTP is
         served). The
         mounted app's own FastAPI OpenTelemetry is off: the host app's HTTP
@@ -260,6 +262,10 @@ class LanggraphOpenaiServe:
         if self.api_keys is not None:
             # Inside the request context: a refusal has its x-request-id too.
             middleware.append(Middleware(ApiKeyMiddleware, keys=self.api_keys))
+        if self.settings.max_concurrent_runs > 0:
+            # After the key check: a refused caller takes no run slot.
+            limit = self.settings.max_concurrent_runs
+            middleware.append(Middleware(RunLimitMiddleware, limit=limit))
         mount = Mount(prefix, app=openai_app, name="openai", middleware=middleware)
         # Every path under the prefix belongs to the mount, so every answer
         # there is an OpenAI envelope with an x-request-id: Starlette's path

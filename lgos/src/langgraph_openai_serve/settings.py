@@ -38,6 +38,10 @@ class LgosSettings(BaseSettings):
         max_request_bytes: The largest request body the OpenAI routes read
             (``LGOS_MAX_REQUEST_BYTES``, default 16 MiB); a larger one is
             refused with HTTP 413 while it is being read, before any parsing.
+        max_concurrent_runs: Run requests (``POST {prefix}/responses`` and
+            ``{prefix}/chat/completions``, a stream until it ends) one mount
+            answers at once (``LGOS_MAX_CONCURRENT_RUNS``, default 128); the
+            next gets a retryable 503 ``server_overloaded`` at once. 0: no cap.
         enable_langfuse: Add the process-wide Langfuse callback to every graph
             run (``LGOS_ENABLE_LANGFUSE``; needs the ``tracing`` extra and
             Langfuse's ``LANGFUSE_*`` keys). A deployment toggle: the runner
@@ -51,6 +55,7 @@ class LgosSettings(BaseSettings):
     openai_api_prefix: str = "/v1"
     openai_api_docs_enabled: bool = False
     max_request_bytes: int = Field(default=DEFAULT_MAX_REQUEST_BYTES, ge=1024)
+    max_concurrent_runs: int = Field(default=128, ge=0)
     enable_langfuse: bool = False
 
     @field_validator("openai_api_prefix")

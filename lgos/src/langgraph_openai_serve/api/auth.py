@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from langgraph_openai_serve.api.api_keys import ApiKeyMatch, ApiKeys
+from langgraph_openai_serve.api.asgi import route_path
 from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.errors import error_envelope
 from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
@@ -62,13 +63,6 @@ def bearer_token(authorization: str | None) -> str | None:
     return token
 
 
-def _route_path(scope: Scope) -> str:
-    """Return the path below the mount (Starlette keeps the full ``path``)."""
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    return path[len(root) :] if root and path.startswith(root) else path
-
-
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -103,7 +97,7 @@ class ApiKeyMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one connection, refusing an HTTP request without a known key."""
-        if scope["type"] != "http" or self._is_exempt(_route_path(scope)):
+        if scope["type"] != "http" or self._is_exempt(route_path(scope)):
             await self.app(scope, receive, send)
             return
         token = bearer_token(_header(scope, b"authorization"))

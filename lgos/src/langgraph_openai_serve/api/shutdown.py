@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import asyncio
 
-import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from langgraph_openai_serve.api.asgi import route_path, send_error
 from langgraph_openai_serve.api.failures import shutting_down
 from langgraph_openai_serve.graph.run_stop import RunStop
 
@@ -104,35 +104,15 @@ class ShutdownMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection; only ``http`` scopes are counted."""
-        if scope["type"] != "http" or _route_path(scope) in _ALWAYS_SERVED:
+        if scope["type"] != "http" or route_path(scope) in _ALWAYS_SERVED:
             await self.app(scope, receive, send)
             return
         state = self.state
         if state.shutting_down:
-            await _refuse(send)
+            await send_error(send, shutting_down())
             return
         state._enter()
         try:
             await self.app(scope, receive, send)
         finally:
             state._leave()
-
-
-def _route_path(scope: Scope) -> str:
-    """Return the path below the mount (Starlette keeps the full one in ``path``)."""
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    return path[len(root) :] if root and path.startswith(root) else path
-
-
-async def _refuse(send: Send) -> None:
-    error = shutting_down()
-    headers = [(b"content-type", b"application/json")]
-    headers.extend(
-        (name.lower().encode(), value.encode())
-        for name, value in (error.headers or {}).items()
-    )
-    await send(
-        {"type": "http.response.start", "status": error.status_code, "headers": headers}
-    )
-    await send({"type": "http.response.body", "body": orjson.dumps(error.envelope())})
