@@ -675,6 +675,9 @@ run_local() {
         # The pinned Open WebUI in its own environment (cached after the first run).
         bash scripts/ensure-open-webui.sh >/dev/null
     fi
+    # What the processes write under .data (uploads, their metadata database,
+    # notes) is the user's alone: files 0600, folders 0700.
+    umask 077
     run_until_stopped "${command[@]}"
 }
 

@@ -337,6 +337,14 @@ def test_local_mode_syncs_then_starts_the_procfile(demo: Demo) -> None:
     assert "offline demo model" in result.stdout
 
 
+def test_local_processes_write_files_only_their_user_reads(demo: Demo) -> None:
+    demo.write_tool("uv", '#!/bin/sh\necho "uv $1 umask $(umask)" >> "$FAKE_LOG"\n')
+    result = demo.run()
+    assert result.returncode == 0, result.stderr
+    calls = demo.calls()
+    assert calls[-1] == "uv run umask 0077", calls
+
+
 def test_the_just_recipe_forwards_its_arguments() -> None:
     just = executable("just")
     assert just, "just is a dev tool of this repository"
