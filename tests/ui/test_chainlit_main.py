@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from lgos_chainlit.__main__ import listen_address, port_problem
+from lgos_chainlit.__main__ import exposed_default_login, listen_address, port_problem
+from lgos_chainlit.paths import APP_ROOT
+from lgos_chainlit.settings import get_settings
 
 
 def test_listen_address_reads_options_then_variables(
@@ -41,3 +47,65 @@ def test_a_taken_port_exits_non_zero() -> None:
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert port_problem("127.0.0.1", port) is None
+
+
+@pytest.fixture
+def fresh_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    for name in ("DEMO_CHAINLIT_DEMO_PASSWORD", "DEMO_CHAINLIT_PUBLISH_ADDRESS"):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield monkeypatch
+    get_settings.cache_clear()
+
+
+def test_the_demo_login_is_for_loopback_only(
+    fresh_settings: pytest.MonkeyPatch,
+) -> None:
+    for host in ("127.0.0.1", "localhost", "::1", "[::1]"):
+        assert exposed_default_login(host) is None, host
+    for host in ("0.0.0.0", "192.168.1.20", "ui.example.com"):
+        reason = exposed_default_login(host)
+        assert reason is not None
+        assert "DEMO_CHAINLIT_DEMO_PASSWORD" in reason
+    # Compose: bound to 0.0.0.0 in the container, published on loopback.
+    fresh_settings.setenv("DEMO_CHAINLIT_PUBLISH_ADDRESS", "127.0.0.1")
+    get_settings.cache_clear()
+    assert exposed_default_login("0.0.0.0") is None
+    fresh_settings.setenv("DEMO_CHAINLIT_PUBLISH_ADDRESS", "0.0.0.0")
+    fresh_settings.setenv("DEMO_CHAINLIT_DEMO_PASSWORD", "a-password-of-mine")
+    get_settings.cache_clear()
+    assert exposed_default_login("0.0.0.0") is None
+
+
+@pytest.mark.integration
+def test_the_default_login_on_the_network_does_not_start(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEMO_CHAINLIT_DEMO_PASSWORD", "DEMO_CHAINLIT_PUBLISH_ADDRESS")
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lgos_chainlit",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "DEMO_CHAINLIT_DATA_DIR": str(tmp_path)},
+    )
+    assert result.returncode == 1
+    assert "documented demo password" in result.stderr
+
+
+def test_no_other_site_may_read_the_ui_with_the_users_cookies() -> None:
+    config = tomllib.loads((APP_ROOT / ".chainlit" / "config.toml").read_text())
+    assert config["project"]["allow_origins"] == []

@@ -9,11 +9,13 @@ Before starting Chainlit it makes sure ``CHAINLIT_AUTH_SECRET`` is set
 (generated once into the data directory, see
 :func:`lgos_chainlit.persistence.ensure_auth_secret`) and that the port is
 free: Chainlit itself exits with status 0 when it cannot listen, this exits
-with status 1 and says why.
+with status 1 and says why. It also refuses to start reachable beyond this
+machine with the documented demo password (:func:`exposed_default_login`).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import sys
@@ -62,6 +64,38 @@ def port_problem(host: str, port: int) -> str | None:
     return None
 
 
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def exposed_default_login(host: str) -> str | None:
+    """Why the UI must not start on ``host`` with its login, or ``None`` if it may.
+
+    The documented demo login (``demo``/``demo``, shown by the login hint)
+    is only for a UI reachable from this machine alone: the address users
+    reach it on (``DEMO_CHAINLIT_PUBLISH_ADDRESS``, else ``host``) must be
+    loopback, or the password must be one of the user's own.
+    """
+    from lgos_chainlit.settings import DEFAULT_DEMO_PASSWORD, get_settings
+
+    settings = get_settings()
+    reached_at = settings.publish_address or host
+    if _is_loopback(reached_at):
+        return None
+    if settings.demo_password.get_secret_value() != DEFAULT_DEMO_PASSWORD:
+        return None
+    return (
+        f"the UI would be reachable on {reached_at} with the documented demo "
+        "password: set DEMO_CHAINLIT_DEMO_PASSWORD (and DEMO_CHAINLIT_DEMO_USER) "
+        "in .env, or listen on 127.0.0.1"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Start ``chainlit run`` on the app, headless, with the LGOS app root."""
     # Chainlit reads its app root when it is first imported: set it before.
@@ -77,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     problem = port_problem(host, port)
     if problem is not None:
         sys.exit(f"lgos_chainlit: {problem} (is the UI already running?)")
+    exposed = exposed_default_login(host)
+    if exposed is not None:
+        sys.exit(f"lgos_chainlit: {exposed}")
 
     from lgos_chainlit.persistence import ensure_auth_secret
     from lgos_chainlit.settings import get_settings

@@ -17,12 +17,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from lgos_chainlit.persistence import ensure_auth_secret
-from lgos_chainlit.settings import get_settings
+from lgos_chainlit.settings import DEFAULT_DEMO_PASSWORD, get_settings
 
 __all__ = ["DEFAULT_DEMO_PASSWORD", "LOGIN_HINT_PATH", "login", "login_hint"]
 
 LOGIN_HINT_PATH = "/lgos/login-hint"
-DEFAULT_DEMO_PASSWORD = "demo"
 
 ensure_auth_secret(get_settings().data_dir)
 

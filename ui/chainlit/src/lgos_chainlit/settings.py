@@ -28,6 +28,10 @@ Discovery = Literal["lgos", "litellm"]
 """Where the UI reads the models and their ``lgos`` extension (see ``discovery``)."""
 
 
+DEFAULT_DEMO_PASSWORD = "demo"
+"""The documented demo password: the login hint shows it, on loopback only."""
+
+
 class ChainlitSettings(BaseSettings):
     """Settings of the Chainlit UI process.
 
@@ -125,7 +129,17 @@ class ChainlitSettings(BaseSettings):
         default="demo", min_length=1, description="The demo login's user name."
     )
     demo_password: SecretStr = Field(
-        default=SecretStr("demo"), description="The demo login's password."
+        default=SecretStr(DEFAULT_DEMO_PASSWORD),
+        description="The demo login's password.",
+    )
+    publish_address: str | None = Field(
+        default=None,
+        description=(
+            "The address users reach the UI on, when it is not the one the UI "
+            "binds (Compose binds 0.0.0.0 in the container and publishes the "
+            "port on DEMO_PUBLISH_ADDRESS). Not a loopback address: the demo "
+            "login needs a password of your own."
+        ),
     )
 
 
