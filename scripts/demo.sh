@@ -390,7 +390,11 @@ run_compose() {
     if [ -n "$replicas" ]; then
         # The overlay demo/compose/replicas.yaml: N API replicas behind
         # HAProxy, which takes the API's published port; several workers.
-        export COMPOSE_FILE="${COMPOSE_FILE:-compose.yaml}${COMPOSE_PATH_SEPARATOR:-:}demo/compose/replicas.yaml"
+        local sep="${COMPOSE_PATH_SEPARATOR:-:}"
+        case "$sep${COMPOSE_FILE:-}$sep" in
+            *"${sep}demo/compose/replicas.yaml${sep}"*) ;;
+            *) export COMPOSE_FILE="${COMPOSE_FILE:-compose.yaml}${sep}demo/compose/replicas.yaml" ;;
+        esac
         export DEMO_API_REPLICAS="$replicas"
         export DEMO_WORKER_REPLICAS="${DEMO_WORKER_REPLICAS:-2}"
         export DEMO_BALANCER_STATS_PORT="${DEMO_BALANCER_STATS_PORT:-8404}"

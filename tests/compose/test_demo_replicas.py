@@ -73,6 +73,14 @@ def test_without_replicas_nothing_changes(demo: Demo) -> None:
     assert "Command: docker compose up --build --remove-orphans\n" in result.stdout
 
 
+def test_an_overlay_already_named_is_not_added_twice(demo: Demo) -> None:
+    demo.write_tool("docker", REPLICAS_DOCKER)
+    result = demo.run("--replicas", "2", COMPOSE_FILE=OVERLAY)
+    assert result.returncode == 0, result.stderr
+    (up,) = [call for call in demo.calls() if "compose up" in call]
+    assert f"FILE={OVERLAY} API=2" in up
+
+
 def test_the_example_env_files_api_upstream_becomes_the_balancer(demo: Demo) -> None:
     # .env.example sets DEMO_COMPOSE_UI_UPSTREAM=api:8000: with replicas the
     # UI goes through the balancer all the same.
