@@ -122,11 +122,20 @@ def test_a_busy_statistics_port_is_named(demo: Demo) -> None:
     ("args", "message"),
     [
         (["--replicas", "0"], "--replicas takes a whole number from 1 to 16, not '0'"),
-        (["--replicas", "two"], "--replicas takes a whole number from 1 to 16, not 'two'"),
+        (
+            ["--replicas", "two"],
+            "--replicas takes a whole number from 1 to 16, not 'two'",
+        ),
         (["--replicas=-1"], "--replicas takes a whole number from 1 to 16, not '-1'"),
-        (["--replicas", "17"], "--replicas takes a whole number from 1 to 16, not '17'"),
+        (
+            ["--replicas", "17"],
+            "--replicas takes a whole number from 1 to 16, not '17'",
+        ),
         (["--replicas", "2.5"], "not '2.5'"),
-        (["--replicas"], "--replicas needs a number of API replicas, e.g. --replicas 3"),
+        (
+            ["--replicas"],
+            "--replicas needs a number of API replicas, e.g. --replicas 3",
+        ),
         (["--replicas", "--dry-run"], "--replicas needs a number of API replicas"),
         (["--replicas="], "--replicas needs a number of API replicas"),
         (["--local", "--replicas", "2"], "--replicas needs Compose (drop --local)"),

@@ -18,8 +18,14 @@ import pytest
 import yaml
 from jsonschema import Draft7Validator
 
-from tests.compose.stack import COMPOSE_SPEC, DEMO_SCRIPT, ROOT, interpolate, load_raw
-from tests.compose.stack import documented_variables
+from tests.compose.stack import (
+    COMPOSE_SPEC,
+    DEMO_SCRIPT,
+    ROOT,
+    documented_variables,
+    interpolate,
+    load_raw,
+)
 
 OVERLAY = ROOT / "demo" / "compose" / "replicas.yaml"
 HAPROXY_CFG = ROOT / "demo" / "compose" / "haproxy.cfg"
@@ -69,7 +75,9 @@ def merged(env: dict[str, str] | None = None) -> dict[str, Any]:
             services[name] = service
             continue
         service = dict(service)
-        result = _merge(services[name], {k: v for k, v in service.items() if k != "ports"})
+        result = _merge(
+            services[name], {k: v for k, v in service.items() if k != "ports"}
+        )
         if "ports" in service:
             result["ports"] = service["ports"]  # !reset [] in the overlay
         services[name] = result
@@ -103,7 +111,11 @@ def test_the_balancer_takes_the_apis_address_and_the_replicas_publish_nothing() 
     assert services["api"]["deploy"] == {"replicas": "2"}
     assert services["worker"]["deploy"] == {"replicas": "2"}
     counts = merged(
-        {"POSTGRES_PASSWORD": "x", "DEMO_API_REPLICAS": "3", "DEMO_WORKER_REPLICAS": "4"}
+        {
+            "POSTGRES_PASSWORD": "x",
+            "DEMO_API_REPLICAS": "3",
+            "DEMO_WORKER_REPLICAS": "4",
+        }
     )["services"]
     assert counts["api"]["deploy"] == {"replicas": "3"}
     assert counts["worker"]["deploy"] == {"replicas": "4"}
@@ -138,7 +150,9 @@ def test_the_balancer_image_is_pinned_and_replaceable() -> None:
     text = STANDINS.read_text(encoding="utf-8")
     assert 'haproxy_image="lgos-standin/haproxy:2.6-$SUITE"' in text
     assert 'echo "DEMO_HAPROXY_IMAGE=$haproxy_image"' in text
-    dockerfile = (ROOT / "scripts" / "compose-standins" / "haproxy" / "Dockerfile").read_text()
+    dockerfile = (
+        ROOT / "scripts" / "compose-standins" / "haproxy" / "Dockerfile"
+    ).read_text()
     assert "apt-get install -y --no-install-recommends haproxy" in dockerfile
 
 
@@ -201,4 +215,7 @@ def test_the_overlays_variables_are_documented() -> None:
 
 def test_the_standins_dockerfile_directory_exists() -> None:
     directory = Path(ROOT / "scripts" / "compose-standins" / "haproxy")
-    assert {p.name for p in directory.iterdir()} == {"Dockerfile", "docker-entrypoint.sh"}
+    assert {p.name for p in directory.iterdir()} == {
+        "Dockerfile",
+        "docker-entrypoint.sh",
+    }

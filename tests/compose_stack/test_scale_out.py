@@ -17,6 +17,8 @@ process in the middle: streamed words 0.1 s apart, calls that are not streamed
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import threading
 import time
@@ -118,9 +120,12 @@ def balancer_servers(scale: ComposeStack) -> dict[str, str]:
     servers = {}
     for line in lines:
         row = dict(zip(columns, line.split(","), strict=False))
-        if row.get("pxname") == "api" and row.get("svname", "").startswith("api"):
-            if not row["status"].startswith("MAINT"):
-                servers[row["svname"]] = row["status"]
+        if (
+            row.get("pxname") == "api"
+            and row.get("svname", "").startswith("api")
+            and not row["status"].startswith("MAINT")
+        ):
+            servers[row["svname"]] = row["status"]
     return servers
 
 
@@ -175,7 +180,9 @@ def wait_for_replicas(scale: ComposeStack, count: int = REPLICAS) -> dict[str, s
         ready,
         timeout=120,
         interval=0.5,
-        message=lambda: f"{count} replicas up behind the balancer: {balancer_servers(scale)}",
+        message=lambda: (
+            f"{count} replicas up behind the balancer: {balancer_servers(scale)}"
+        ),
     )
 
 
@@ -197,7 +204,9 @@ def resume_body(previous: str, call_id: str, answer: str, **extra: Any) -> dict:
     return {
         "model": "approval",
         "previous_response_id": previous,
-        "input": [{"type": "function_call_output", "call_id": call_id, "output": answer}],
+        "input": [
+            {"type": "function_call_output", "call_id": call_id, "output": answer}
+        ],
         **extra,
     }
 
@@ -241,7 +250,7 @@ def test_just_demo_replicas_puts_two_replicas_behind_the_balancer(
     addresses = wait_for_replicas(scale)
     served = [replica(client.get("/models")) for _ in range(6)]
     assert set(served) == set(addresses), (served, addresses)
-    assert all(a != b for a, b in zip(served, served[1:], strict=False)), served
+    assert all(a != b for a, b in itertools.pairwise(served)), served
     # The key is still required, through the balancer as on one replica.
     refused = httpx.get(f"{scale.api_url}/models", timeout=10)
     assert refused.status_code == 401
@@ -401,6 +410,10 @@ class Load:
                 self.request(http, streaming)
 
 
+def _at_least(load: Load, count: int) -> bool:
+    return sum(load.completed.values()) >= count
+
+
 def test_a_rolling_restart_under_load_drops_no_request(
     scale: ComposeStack, healthy: float
 ) -> None:
@@ -421,8 +434,11 @@ def test_a_rolling_restart_under_load_drops_no_request(
             scale.docker("restart", "--time", "40", name)
             restarted.append(name)
             addresses = wait_for_replicas(scale)
-            before = sum(load.completed.values())
-            wait_until(lambda: sum(load.completed.values()) >= before + 5, timeout=60)
+            wait_until(
+                functools.partial(_at_least, load, sum(load.completed.values()) + 5),
+                timeout=60,
+                message="load served after the restart",
+            )
     finally:
         load.stop.set()
         for thread in threads:
@@ -484,9 +500,11 @@ def test_a_background_run_whose_worker_is_killed_fails_cleanly_and_runs_once(
     assert status() == "in_progress", "killed mid-run"
     started = time.monotonic()
     failed = wait_until(
-        lambda: (body := client.get(f"/responses/{response_id}").json())["status"]
-        in {"failed", "completed", "cancelled"}
-        and body,
+        lambda: (
+            (body := client.get(f"/responses/{response_id}").json())["status"]
+            in {"failed", "completed", "cancelled"}
+            and body
+        ),
         timeout=180,
         interval=1,
         message="the engine to notice the dead worker",

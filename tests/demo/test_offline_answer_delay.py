@@ -47,7 +47,9 @@ def test_an_unstreamed_call_waits_and_a_streamed_one_does_not() -> None:
         answer = await model.ainvoke(question)
         waited = time.monotonic() - start
         start = time.monotonic()
-        streamed = "".join([str(chunk.content) async for chunk in model.astream(question)])
+        streamed = "".join(
+            [str(chunk.content) async for chunk in model.astream(question)]
+        )
         return waited, time.monotonic() - start, str(answer.content), streamed
 
     waited, streaming, answer, streamed = asyncio.run(calls())
