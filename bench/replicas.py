@@ -38,161 +38,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import psutil
 
-from bench.harness import ROOT, client_session, encode, free_port, summary, timed
+from bench.harness import (
+    Call,
+    client_session,
+    encode,
+    resume_body,
+    summary,
+    timed,
+)
 from bench.machine import machine
+from bench.replicas_stack import KEY, Stack
 
-PROJECT = "lgos-bench-replicas"
-OVERLAY = "compose.yaml:demo/compose/replicas.yaml"
-KEY = "lgos-bench"
 CONCURRENCY = 32
 """Requests in flight from the load client."""
-SERVICES = ("api", "balancer", "worker")
-"""What the stack runs besides the dependencies Compose starts for them."""
 BACKGROUND_RUNS = 10
 """Background deep-research runs whose database work is counted."""
 RESEARCH = "Compare LangGraph interrupts and OpenAI Agents SDK approvals"
-
-
-def _env_file() -> dict[str, str]:
-    path = ROOT / ".data" / "compose-e2e.env"
-    values: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#") and "=" in line:
-                name, _, value = line.partition("=")
-                values[name.strip()] = value.strip()
-    return values
-
-
-@dataclass
-class Stack:
-    """The Compose project this benchmark starts, on free loopback ports."""
-
-    env: dict[str, str]
-
-    @classmethod
-    def create(cls) -> Stack:
-        """Build the project's environment: engine, images, ports, offline model."""
-        env = {**os.environ, **_env_file()}
-        for name in ("COMPOSE_PROFILES", "OTEL_EXPORTER_OTLP_ENDPOINT"):
-            env.pop(name, None)
-        env.update(
-            COMPOSE_PROJECT_NAME=PROJECT,
-            COMPOSE_FILE=OVERLAY,
-            POSTGRES_PASSWORD="lgos-bench",
-            DEMO_LGOS_API_KEY=KEY,
-            DEMO_API_PORT=str(free_port()),
-            DEMO_CORPUS_PORT=str(free_port()),
-            DEMO_CHAINLIT_PORT=str(free_port()),
-            DEMO_BALANCER_STATS_PORT=str(free_port()),
-            DEMO_PUBLISH_ADDRESS="127.0.0.1",
-            DEMO_API_OFFLINE_CHUNK_DELAY="0",
-            DEMO_API_OFFLINE_ANSWER_DELAY="0",
-            DEMO_WORKER_REPLICAS="1",
-            LGOS_LOG_FORMAT="json",
-        )
-        return cls(env)
-
-    @property
-    def url(self) -> str:
-        """The balancer's OpenAI base URL."""
-        return f"http://127.0.0.1:{self.env['DEMO_API_PORT']}/v1"
-
-    def compose(self, *args: str, timeout: float = 900) -> str:
-        """Run ``docker compose ARGS`` in the project; its stdout.
-
-        Raises:
-            RuntimeError: The command failed (with its output).
-
-        """
-        done = subprocess.run(
-            ["docker", "compose", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"docker compose {' '.join(args)}: {done.returncode}\n"
-                f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
-            )
-        return done.stdout
-
-    def scale(self, replicas: int) -> None:
-        """Run ``replicas`` API replicas and wait until the balancer uses all."""
-        self.compose(
-            "up", "--build", "--detach", "--wait", "--wait-timeout", "600",
-            "--scale", f"api={replicas}", *SERVICES,
-        )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while self.balanced() != replicas:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the balancer has {self.balanced()} replicas up")
-            time.sleep(0.5)
-
-    def balanced(self) -> int:
-        """How many replicas HAProxy marks UP (its statistics, CSV)."""
-        port = self.env["DEMO_BALANCER_STATS_PORT"]
-        try:
-            with urllib.request.urlopen(
-                f"http://127.0.0.1:{port}/stats;csv", timeout=10
-            ) as reply:
-                rows = reply.read().decode()
-        except OSError:
-            return 0
-        return sum(
-            line.startswith("api,api") and line.split(",")[17] == "UP"
-            for line in rows.splitlines()
-        )
-
-    def commits(self) -> dict[str, int]:
-        """Transactions committed so far in the ``lgos`` and ``hatchet`` databases."""
-        out = self.compose(
-            "exec", "-T", "postgres", "psql", "-U", "lgos", "-d", "lgos", "-At",
-            "-c", "select datname, xact_commit from pg_stat_database "
-            "where datname in ('lgos', 'hatchet')",
-        )  # fmt: skip
-        return {
-            name: int(value)
-            for name, _, value in (line.partition("|") for line in out.split())
-        }
-
-    def cpu_by_service(self) -> dict[str, float]:
-        """Cores each service uses now (``docker stats``, summed over replicas)."""
-        done = subprocess.run(
-            ["docker", "stats", "--no-stream", "--format", "{{.Name}} {{.CPUPerc}}"],
-            env=self.env, capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
-        cores: dict[str, float] = {}
-        for line in done.stdout.splitlines():
-            name, _, percent = line.partition(" ")
-            if not name.startswith(f"{PROJECT}-"):
-                continue
-            service = name.removeprefix(f"{PROJECT}-").rsplit("-", 1)[0]
-            cores[service] = cores.get(service, 0.0) + float(percent.rstrip("%")) / 100
-        return cores
-
-    def down(self) -> None:
-        """Remove the project's containers, network and volumes."""
-        self.compose("down", "--volumes", "--remove-orphans", "--timeout", "10")
-
-
-Call = Callable[[], Awaitable[Any]]
 
 
 async def _post(session: aiohttp.ClientSession, url: str, body: bytes) -> Any:
@@ -216,17 +84,7 @@ def workloads(session: aiohttp.ClientSession, url: str) -> dict[str, Call]:
     async def approval_call() -> None:
         paused = await _post(session, f"{url}/responses", approval)
         [call] = [i for i in paused["output"] if i["type"] == "function_call"]
-        resume = {
-            "model": "approval",
-            "previous_response_id": paused["id"],
-            "input": [
-                {
-                    "type": "function_call_output",
-                    "call_id": call["call_id"],
-                    "output": "approve",
-                }
-            ],
-        }
+        resume = resume_body(paused["id"], call["call_id"], "approve")
         done = await _post(session, f"{url}/responses", encode(resume))
         assert done["status"] == "completed", done
 
@@ -311,17 +169,11 @@ async def background_cost(stack: Stack, runs: int) -> dict[str, float]:
             )
             [call] = [i for i in plan["output"] if i["type"] == "function_call"]
             answer = {
-                "model": "deep-research",
-                "previous_response_id": plan["id"],
+                **resume_body(
+                    plan["id"], call["call_id"], "Start research", "deep-research"
+                ),
                 "tools": tools,
                 "background": True,
-                "input": [
-                    {
-                        "type": "function_call_output",
-                        "call_id": call["call_id"],
-                        "output": "Start research",
-                    }
-                ],
             }
             created = await _post(session, f"{url}/responses", encode(answer))
             headers = {"Authorization": f"Bearer {KEY}"}

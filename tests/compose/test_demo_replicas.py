@@ -7,6 +7,8 @@ counts, and what it refuses before anything starts.
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from tests.compose.test_demo_script import FAKE_DOCKER, Demo, _mode_line, demo
@@ -102,8 +104,6 @@ def test_replicas_with_the_gateway_keep_the_ui_on_the_gateway(demo: Demo) -> Non
 
 
 def test_a_busy_statistics_port_is_named(demo: Demo) -> None:
-    import socket
-
     demo.write_tool("docker", REPLICAS_DOCKER)
     with socket.socket() as held:
         held.bind(("127.0.0.1", 0))
