@@ -397,6 +397,10 @@ run_compose() {
         esac
         export DEMO_API_REPLICAS="$replicas"
         export DEMO_WORKER_REPLICAS="${DEMO_WORKER_REPLICAS:-2}"
+        if ! [[ "$DEMO_WORKER_REPLICAS" =~ ^[0-9]{1,2}$ ]]; then
+            echo "just demo: DEMO_WORKER_REPLICAS takes a whole number of Hatchet workers, not '$DEMO_WORKER_REPLICAS'" >&2
+            exit 2
+        fi
         export DEMO_BALANCER_STATS_PORT="${DEMO_BALANCER_STATS_PORT:-8404}"
         # The UI talks to the balancer (or to the gateway, which does).
         case "${DEMO_COMPOSE_UI_UPSTREAM:-api:8000}" in

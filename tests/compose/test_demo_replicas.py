@@ -151,6 +151,17 @@ def test_bad_replicas_are_refused_before_anything_runs(
     assert demo.calls() == []
 
 
+def test_a_bad_worker_count_is_refused(demo: Demo) -> None:
+    demo.write_tool("docker", REPLICAS_DOCKER)
+    result = demo.run("--replicas", "2", DEMO_WORKER_REPLICAS="many")
+    assert result.returncode == 2
+    assert (
+        "DEMO_WORKER_REPLICAS takes a whole number of Hatchet workers, not 'many'"
+        in (result.stderr)
+    )
+    assert not any("compose up" in call for call in demo.calls())
+
+
 def test_replicas_without_an_engine_refuse_instead_of_running_locally(
     demo: Demo,
 ) -> None:
