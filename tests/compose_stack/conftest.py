@@ -11,7 +11,9 @@ tier out.
 engine probe picks Compose), in the Compose project ``lgos-e2e`` with its own
 volumes and free loopback ports, and reads the containers' state with
 ``docker compose ps``. The module's stack starts from empty volumes and is
-removed with them (``docker compose down -v``) at the end.
+removed with them (``docker compose down -v``) at the end. ``compose_stack``
+makes such a stack in another project, for a module of its own
+(test_scale_out.py runs `just demo --replicas 2` as ``lgos-scale``).
 """
 
 from __future__ import annotations
