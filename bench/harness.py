@@ -190,6 +190,19 @@ def encode(body: Any) -> bytes:
     return orjson.dumps(body)
 
 
+def resume_body(
+    previous_id: str, call_id: str, answer: str, model: str = "approval"
+) -> dict[str, Any]:
+    """Build the Responses request that answers one ``lgos_interrupt`` call."""
+    return {
+        "model": model,
+        "previous_response_id": previous_id,
+        "input": [
+            {"type": "function_call_output", "call_id": call_id, "output": answer}
+        ],
+    }
+
+
 async def post(session: aiohttp.ClientSession, url: str, body: bytes) -> Any:
     """POST JSON bytes; return the decoded JSON answer.
 

@@ -31,6 +31,7 @@ from bench.harness import (
     get,
     percentile_ms,
     post,
+    resume_body,
 )
 from bench.hatchet import (
     EngineUnavailable,
@@ -201,17 +202,7 @@ def pause_resume_call(
             for item in paused["output"]
             if item["type"] == "function_call" and item["name"] == "lgos_interrupt"
         )
-        resume = {
-            "model": "approval",
-            "previous_response_id": paused["id"],
-            "input": [
-                {
-                    "type": "function_call_output",
-                    "call_id": call["call_id"],
-                    "output": "approve",
-                }
-            ],
-        }
+        resume = resume_body(paused["id"], call["call_id"], "approve")
         done = await post(bench.session, url, encode(resume))
         end = time.perf_counter()
         if done["output"][-1]["content"][0]["text"] != "Decision: approve":

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build local stand-ins for the five public images of the demo stack
+# Build local stand-ins for the six public images of the demo stack
 # (compose.yaml, Dockerfile), for machines that reach no image registry (CI),
 # and print the variables that point Compose at them, one per line on stdout:
 #
@@ -8,6 +8,7 @@
 #   DEMO_POSTGRES_IMAGE=lgos-standin/postgres:15
 #   DEMO_HATCHET_LITE_IMAGE=lgos-standin/hatchet-lite:v0.105.0
 #   DEMO_OPEN_WEBUI_IMAGE=lgos-standin/open-webui:v0.12.4
+#   DEMO_HAPROXY_IMAGE=lgos-standin/haproxy:2.6-bookworm
 #
 #   export $(bash scripts/compose-standins.sh | xargs) && docker compose up --build
 #
@@ -19,7 +20,7 @@
 # 1. lgos-standin/debian:bookworm, a minbase debootstrap of Debian bookworm
 #    imported as an image; built only when the tag is missing (or its recipe
 #    changed), never to refresh packages.
-# 2. python, postgres and hatchet-lite FROM that base (Dockerfiles in
+# 2. python, postgres, haproxy and hatchet-lite FROM that base (Dockerfiles in
 #    scripts/compose-standins/); uv FROM scratch with the static binaries of
 #    the PyPI wheel uv==$UV_VERSION for musllinux.
 # 3. open-webui FROM the python stand-in, Open WebUI installed from PyPI with
@@ -50,6 +51,8 @@ base_image="lgos-standin/debian:$SUITE"
 python_image="lgos-standin/python:$PYTHON_TAG"
 uv_image="lgos-standin/uv:$UV_VERSION"
 postgres_image="lgos-standin/postgres:$POSTGRES_TAG"
+# Debian bookworm's HAProxy is 2.6, the line compose.yaml's balancer pins.
+haproxy_image="lgos-standin/haproxy:2.6-$SUITE"
 hatchet_version="$(awk '$1 == "require" && $2 == "github.com/hatchet-dev/hatchet" {print $3}' "$here/hatchet/go.mod")"
 hatchet_image="lgos-standin/hatchet-lite:$hatchet_version"
 label="org.lgos.standin.key"
@@ -206,7 +209,14 @@ if ! fresh "$postgres_image" "$k"; then
     build "$postgres_image" "$k" "$(context postgres)"
 fi
 
-# --- 5. open-webui ------------------------------------------------------------------
+# --- 5. haproxy ------------------------------------------------------------------
+# The balancer of `just demo --replicas N` (demo/compose/replicas.yaml).
+k="$(key haproxy "$base_id")"
+if ! fresh "$haproxy_image" "$k"; then
+    build "$haproxy_image" "$k" "$(context haproxy)"
+fi
+
+# --- 6. open-webui ------------------------------------------------------------------
 # Open WebUI from PyPI (ui/open-webui/requirements.txt, the local demo's pinned
 # set) on the python stand-in: about two minutes and 7 GB the first time.
 open_webui_version="$(awk -F'"' '/^version=/ {print $2; exit}' "$here/ensure-open-webui.sh")"
@@ -221,7 +231,7 @@ if ! fresh "$open_webui_image" "$k"; then
     build "$open_webui_image" "$k" "$c" "BASE_IMAGE=$python_image" "UV_IMAGE=$uv_image"
 fi
 
-# --- 6. hatchet-lite --------------------------------------------------------------
+# --- 7. hatchet-lite --------------------------------------------------------------
 # The engine's binaries (built once, cached, by ensure-hatchet.sh) and
 # upstream's start.sh from the Go module cache. Last: .ci/run builds the
 # engine at the same time as the images before it, and this waits for it.
@@ -247,3 +257,4 @@ echo "DEMO_UV_IMAGE=$uv_image"
 echo "DEMO_POSTGRES_IMAGE=$postgres_image"
 echo "DEMO_HATCHET_LITE_IMAGE=$hatchet_image"
 echo "DEMO_OPEN_WEBUI_IMAGE=$open_webui_image"
+echo "DEMO_HAPROXY_IMAGE=$haproxy_image"

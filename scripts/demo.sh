@@ -7,6 +7,7 @@ set -euo pipefail
 usage() {
     cat <<EOF
 Usage: just demo [--compose | --local] [--gateway] [--mcp] [--open-webui] [--observability] [--bifrost] [--dry-run]
+                 [--replicas N]
        just demo --help
 
 Runs the LGOS demo stack: demo API, Chainlit UI, Files service, corpus server
@@ -41,6 +42,12 @@ otherwise the services run as local processes (honcho, demo/Procfile).
                     installed on first use)
   --observability   Compose only: also start the OpenTelemetry collector and
                     Jaeger (profile "observability"; traces on http://127.0.0.1:${DEMO_JAEGER_PORT:-16686})
+  --replicas N      Compose only: N API replicas (1 to $max_replicas) behind HAProxy, round
+                    robin over the ones whose /health/ready passes, and
+                    ${DEMO_WORKER_REPLICAS:-2} Hatchet workers (DEMO_WORKER_REPLICAS), on the one
+                    PostgreSQL and Hatchet engine; the balancer takes the API's
+                    address, and its statistics are on http://127.0.0.1:${DEMO_BALANCER_STATS_PORT:-8404}/stats
+                    (overlay demo/compose/replicas.yaml; docs/deploy.md)
   --dry-run         print the chosen mode, the reason and the command; run nothing
   -h, --help        print this help
 
@@ -49,6 +56,9 @@ EOF
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# --replicas: the most API replicas the balancer has slots for
+# (server-template in demo/compose/haproxy.cfg).
+max_replicas=16
 
 # .env (NAME=VALUE lines) as `just` loads it (dotenv-load): a variable already
 # set wins. `bash scripts/demo.sh` then reads it too, and the local processes
@@ -87,6 +97,10 @@ bifrost=0
 mcp=0
 open_webui=0
 dry_run=0
+# --replicas N: empty without the flag.
+replicas=""
+replicas_given=0
+replicas_next=0
 set_mode() {
     if [ -n "$mode" ] && [ "$mode" != "$1" ]; then
         echo "just demo: choose one of --compose and --local" >&2
@@ -95,6 +109,11 @@ set_mode() {
     mode="$1"
 }
 for arg in "$@"; do
+    if [ "$replicas_next" -eq 1 ]; then
+        replicas_next=0
+        # An option right after --replicas is not its number (checked below).
+        if [[ "$arg" != -* ]]; then replicas="$arg"; continue; fi
+    fi
     case "$arg" in
         --compose) set_mode compose ;;
         --local) set_mode local ;;
@@ -104,6 +123,8 @@ for arg in "$@"; do
         --mcp) mcp=1 ;;
         --open-webui) open_webui=1; open_webui_direct="; Open WebUI calls it directly" ;;
         --dry-run) dry_run=1 ;;
+        --replicas) replicas_given=1; replicas_next=1; replicas="" ;;
+        --replicas=*) replicas_given=1; replicas="${arg#--replicas=}" ;;
         -h | --help) usage; exit 0 ;;
         *) echo "just demo: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
     esac
@@ -125,6 +146,27 @@ if [ "$mode" = "local" ] && [ "$observability" -eq 1 ]; then
     echo "just demo: --observability needs Compose (drop --local)" >&2
     exit 2
 fi
+# Exit 2 unless --replicas, when given, has a number of replicas in range
+# and the mode can run them (Compose).
+check_replicas() {
+    [ "$replicas_given" -eq 1 ] || return 0
+    if [ -z "$replicas" ]; then
+        echo "just demo: --replicas needs a number of API replicas, e.g. --replicas 3" >&2
+        exit 2
+    fi
+    if ! [[ "$replicas" =~ ^[0-9]{1,4}$ ]] || [ "$((10#$replicas))" -lt 1 ] \
+        || [ "$((10#$replicas))" -gt "$max_replicas" ]; then
+        echo "just demo: --replicas takes a whole number from 1 to $max_replicas, not '$replicas'" >&2
+        exit 2
+    fi
+    replicas="$((10#$replicas))"
+    if [ "$mode" = "local" ]; then
+        echo "just demo: --replicas needs Compose (drop --local): the replicas share one PostgreSQL" >&2
+        echo "  and one Hatchet engine, which the Compose stack runs; the local processes run one API." >&2
+        exit 2
+    fi
+}
+check_replicas
 
 # Whether a Docker engine and the Compose plugin answer; sets $docker_reason.
 docker_usable() {
@@ -174,6 +216,12 @@ case "$mode" in
         fi
         ;;
 esac
+if [ -n "$replicas" ] && [ "$mode" = "local" ]; then
+    echo "just demo --replicas: $docker_reason." >&2
+    echo "The replicas, their balancer and workers run on Docker Compose only. Start Docker," >&2
+    echo "  or run one API as local processes: just demo --local" >&2
+    exit 1
+fi
 
 # Run the services until they end or Ctrl-C stops them. Ctrl-C reaches them
 # too; whatever status they then end with, return 130 (an interrupt, as shells
@@ -221,6 +269,13 @@ compose_running() {
     [ -n "$(docker compose ps --status running -q 2>/dev/null)" ]
 }
 
+# How many API containers of this project run (with --replicas, one per replica).
+running_replicas() {
+    local ids
+    ids="$(docker compose ps --status running -q api 2>/dev/null)"
+    grep -c . <<<"$ids" || true
+}
+
 # Exit 1 when the running stack of this project has other optional services
 # than the flags of this run ask for: attaching would recreate the UI without
 # them (or start them beside a stack that does not use them), and this run's
@@ -234,11 +289,13 @@ check_attach_flags() {
     case "$services" in *" mcp "*) running+=" --mcp" ;; esac
     case "$services" in *" open-webui "*) running+=" --open-webui" ;; esac
     case "$services" in *" otel-collector "* | *" jaeger "*) running+=" --observability" ;; esac
+    case "$services" in *" balancer "*) running+=" --replicas $(running_replicas)" ;; esac
     if [ "$gateway" -eq 1 ]; then wanted+=" --gateway"; fi
     if [ "$bifrost" -eq 1 ]; then wanted+=" --bifrost"; fi
     if [ "$mcp" -eq 1 ]; then wanted+=" --mcp"; fi
     if [ "$open_webui" -eq 1 ]; then wanted+=" --open-webui"; fi
     if [ "$observability" -eq 1 ]; then wanted+=" --observability"; fi
+    if [ -n "$replicas" ]; then wanted+=" --replicas $replicas"; fi
     [ "$running" = "$wanted" ] && return 0
     echo "just demo: the stack is already running with options '${running# }', and this run asks for '${wanted# }'." >&2
     echo "Attaching would reconfigure it. Attach with the same options: just demo --compose${running}" >&2
@@ -416,6 +473,31 @@ run_compose() {
             export DEMO_OPEN_WEBUI_MCP_URL="http://mcp:8005/mcp"
         fi
     fi
+    local compose_env=""
+    if [ -n "$replicas" ]; then
+        # The overlay demo/compose/replicas.yaml: N API replicas behind
+        # HAProxy, which takes the API's published port; several workers.
+        local sep="${COMPOSE_PATH_SEPARATOR:-:}"
+        case "$sep${COMPOSE_FILE:-}$sep" in
+            *"${sep}demo/compose/replicas.yaml${sep}"*) ;;
+            *) export COMPOSE_FILE="${COMPOSE_FILE:-compose.yaml}${sep}demo/compose/replicas.yaml" ;;
+        esac
+        export DEMO_API_REPLICAS="$replicas"
+        export DEMO_WORKER_REPLICAS="${DEMO_WORKER_REPLICAS:-2}"
+        if ! [[ "$DEMO_WORKER_REPLICAS" =~ ^[0-9]{1,2}$ ]]; then
+            echo "just demo: DEMO_WORKER_REPLICAS takes a whole number of Hatchet workers, not '$DEMO_WORKER_REPLICAS'" >&2
+            exit 2
+        fi
+        export DEMO_BALANCER_STATS_PORT="${DEMO_BALANCER_STATS_PORT:-8404}"
+        # The UI talks to the balancer (or to the gateway, which does).
+        case "${DEMO_COMPOSE_UI_UPSTREAM:-api:8000}" in
+            api:8000) export DEMO_COMPOSE_UI_UPSTREAM="balancer:8000" ;;
+        esac
+        ports+=("DEMO_BALANCER_STATS_PORT:Balancer statistics")
+        compose_env="COMPOSE_FILE=$COMPOSE_FILE DEMO_API_REPLICAS=$replicas DEMO_WORKER_REPLICAS=$DEMO_WORKER_REPLICAS "
+        # Commands suggested to run by hand need the overlay too.
+        compose_cli="COMPOSE_FILE=$COMPOSE_FILE $compose_cli"
+    fi
     if [ "$observability" -eq 1 ]; then
         export COMPOSE_PROFILES="${COMPOSE_PROFILES:+$COMPOSE_PROFILES,}observability"
         export OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"
@@ -443,6 +525,11 @@ run_compose() {
         echo "  Open WebUI:            $open_webui_url (the LGOS pipe; no sign-in; the first start takes minutes)"
     fi
     echo "  OpenAI-compatible API: $api"
+    if [ -n "$replicas" ]; then
+        echo "  API replicas:          $replicas behind HAProxy, round robin over those whose /health/ready passes;"
+        echo "                         $DEMO_WORKER_REPLICAS Hatchet workers (the answer's X-LGOS-Replica header names the replica)"
+        echo "  Balancer statistics:   http://127.0.0.1:${DEMO_BALANCER_STATS_PORT}/stats"
+    fi
     key_line
     if [ "$gateway" -eq 1 ]; then
         echo "  LiteLLM gateway:       http://127.0.0.1:${DEMO_GATEWAY_PORT}/v1 (the UI's; /model/info has the lgos models)"
@@ -455,7 +542,7 @@ run_compose() {
     if [ "$observability" -eq 1 ]; then
         echo "  Traces (Jaeger):       http://127.0.0.1:${DEMO_JAEGER_PORT}"
     fi
-    echo "  Command: ${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
+    echo "  Command: ${compose_env}${COMPOSE_PROFILES:+COMPOSE_PROFILES=$COMPOSE_PROFILES }${command[*]}"
     if [ "$bifrost" -eq 1 ] && [ "$dry_run" -eq 1 ]; then
         bifrost_print_config "http://api:8000" "the bifrost-config service writes into the bifrost_data volume"
     fi

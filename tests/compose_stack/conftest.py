@@ -11,7 +11,9 @@ tier out.
 engine probe picks Compose), in the Compose project ``lgos-e2e`` with its own
 volumes and free loopback ports, and reads the containers' state with
 ``docker compose ps``. The module's stack starts from empty volumes and is
-removed with them (``docker compose down -v``) at the end.
+removed with them (``docker compose down -v``) at the end. ``compose_stack``
+makes such a stack in another project, for a module of its own
+(test_scale_out.py runs `just demo --replicas 2` as ``lgos-scale``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ from tests.tiers import needs
 
 ENV_FILE = REPO / ".data" / "compose-e2e.env"
 PROJECT = "lgos-e2e"
+SCALE_PROJECT = "lgos-scale"
+"""The project of `just demo --replicas` (test_scale_out.py): its own
+containers, volumes and ports, so it may run beside ``PROJECT``."""
 LONG_RUNNING = (
     "postgres",
     "hatchet-lite",
@@ -106,6 +111,7 @@ class ComposeStack:
     corpus_port: int
     process: subprocess.Popen[bytes] | None = None
     runs: list[float] = field(default_factory=list)
+    project: str = PROJECT
 
     @property
     def url(self) -> str:
@@ -176,7 +182,7 @@ class ComposeStack:
         out = self.docker(
             "ps",
             "--filter",
-            f"label=com.docker.compose.project={PROJECT}",
+            f"label=com.docker.compose.project={self.project}",
             "--format",
             "{{.Names}}",
         )
@@ -212,11 +218,14 @@ class ComposeStack:
         *,
         extra: tuple[str, ...] = (),
         extra_one_shot: tuple[str, ...] = (),
+        counts: dict[str, int] | None = None,
     ) -> float:
         """Wait until every service is healthy (the one-shots exited 0).
 
         ``extra`` and ``extra_one_shot`` name the services of the profiles
-        this run turned on (long-running, and run once).
+        this run turned on (long-running, and run once). A service with
+        several containers (``counts``: how many, for scaled services) is
+        healthy when all of them are.
 
         Returns:
             Seconds from ``start()`` to all healthy.
@@ -246,8 +255,12 @@ class ComposeStack:
                         states[service] = "done"
                     else:
                         states[service] = container["State"]
-                else:
+                elif states.get(service, "healthy") == "healthy":
                     states[service] = container.get("Health") or container["State"]
+            for service, count in (counts or {}).items():
+                found = sum(c["Service"] == service for c in self.containers())
+                if found != count:
+                    states[service] = f"{found} of {count} containers"
             if all(states.get(s) == "healthy" for s in LONG_RUNNING + extra) and all(
                 states.get(s) == "done" for s in ONE_SHOT + extra_one_shot
             ):
@@ -294,19 +307,31 @@ class ComposeStack:
 @needs("compose")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
     """The demo stack in Compose mode, started by `just demo` and healthy."""
+    yield from compose_stack(tmp_path_factory, PROJECT)
+
+
+def compose_stack(
+    tmp_path_factory: pytest.TempPathFactory,
+    project: str,
+    **settings: str,
+) -> Iterator[ComposeStack]:
+    """A ``ComposeStack`` in ``project`` on free ports, with ``settings`` as
+    more variables; its containers and volumes are removed before and after.
+    The caller starts it."""
     if not ENV_FILE.exists():
         _unavailable(f"{ENV_FILE.relative_to(REPO)} is missing")
     env = base_env()
     # The developer's .env must not change the project, ports or images.
     env.update(_read_env_file(ENV_FILE))
     env.update(
-        COMPOSE_PROJECT_NAME=PROJECT,
+        COMPOSE_PROJECT_NAME=project,
         POSTGRES_PASSWORD="lgos-e2e",
         DEMO_API_PORT=str(free_port()),
         DEMO_CHAINLIT_PORT=str(free_port()),
         DEMO_CORPUS_PORT=str(free_port()),
         DEMO_PUBLISH_ADDRESS="127.0.0.1",
         DEMO_DOCKER_TIMEOUT="20",
+        **settings,
     )
     for name in ("COMPOSE_PROFILES", "COMPOSE_FILE", "OTEL_EXPORTER_OTLP_ENDPOINT"):
         env.pop(name, None)
@@ -315,13 +340,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
     )
     if info.returncode != 0:
         _unavailable(f"no Docker engine answers ({info.stderr.strip()[-200:]})")
-    log_dir = tmp_path_factory.mktemp("compose-e2e")
+    log_dir = tmp_path_factory.mktemp(project)
     stack = ComposeStack(
         env=env,
         log=log_dir / "just-demo.log",
         api_port=int(env["DEMO_API_PORT"]),
         ui_port=int(env["DEMO_CHAINLIT_PORT"]),
         corpus_port=int(env["DEMO_CORPUS_PORT"]),
+        project=project,
     )
     stack.down()  # a crashed earlier run's volumes would hide a fresh start
     try:

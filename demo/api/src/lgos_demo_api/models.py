@@ -39,12 +39,14 @@ def chat_model(
         A streaming `ChatOpenAI` on the Responses API (`store=False`, model
         `openai_responses_model`, optional `openai_base_url`) when
         `openai_api_key` is set, else an `OfflineChatModel` streaming with
-        `offline_chunk_delay` seconds between words.
+        `offline_chunk_delay` seconds between words and answering a call that
+        is not streamed after `offline_answer_delay` seconds.
 
     """
     if uses_offline_model(settings):
         return OfflineChatModel(
             chunk_delay=settings.offline_chunk_delay,
+            answer_delay=settings.offline_answer_delay,
             responder=responder or default_responder,
         )
     return ChatOpenAI(

@@ -20,10 +20,13 @@ LGOS's own, re-exported so the demo's graphs import one module.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatResult
 from pydantic import Field
 
 from langgraph_openai_serve import testing
@@ -111,10 +114,28 @@ class OfflineChatModel(testing.OfflineChatModel):
     Attributes:
         responder: Builds each answer; defaults to this module's
             `default_responder`.
+        answer_delay: Seconds an asynchronous call that is not streamed
+            (`ainvoke`, as background runs make them) waits before it
+            answers, standing in for a real model's latency; 0 (the default)
+            answers at once. Streamed calls pace their words with
+            `chunk_delay` instead.
 
     """
 
     responder: Responder = Field(default=default_responder, exclude=True)
+    answer_delay: float = Field(default=0.0, ge=0.0)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Answer in one piece, after `answer_delay` seconds."""
+        if self.answer_delay:
+            await asyncio.sleep(self.answer_delay)
+        return await super()._agenerate(messages, stop, run_manager, **kwargs)
 
 
 @dataclass

@@ -29,6 +29,11 @@ class DemoApiSettings(BaseSettings):
         openai_responses_model: Model name used through the Responses API.
         offline_chunk_delay: Seconds between words streamed by the offline
             model (>= 0).
+        offline_answer_delay: Seconds the offline model takes to answer a
+            call that is not streamed, such as the model calls of a
+            background run (>= 0; 0 answers at once). A stand-in for a real
+            model's latency, so a background run lasts long enough to watch
+            (or, in the scale-out test, to stop its worker mid-run).
         web_search_backend: What the `web_search` tool searches: `offline`
             (the bundled corpus, BM25), `searxng` (a SearXNG instance at
             `searxng_url`) or `openai` (a private upstream Responses call with
@@ -59,6 +64,7 @@ class DemoApiSettings(BaseSettings):
     openai_base_url: str | None = None
     openai_responses_model: str = "gpt-4.1-mini"
     offline_chunk_delay: float = Field(default=0.02, ge=0.0)
+    offline_answer_delay: float = Field(default=0.0, ge=0.0)
     web_search_backend: WebSearchBackend = "offline"
     web_search_max_results: int = Field(default=5, ge=1, le=10)
     web_search_timeout: float = Field(default=30.0, gt=0.0)

@@ -288,7 +288,10 @@ def deep_research_graph_config(
 
     """
     if model is None and uses_offline_model(settings):
-        model = offline_research_model(chunk_delay=settings.offline_chunk_delay)
+        model = offline_research_model(
+            chunk_delay=settings.offline_chunk_delay,
+            answer_delay=settings.offline_answer_delay,
+        )
     elif model is None:
         model = chat_model(settings)
     if search is None:

@@ -346,14 +346,18 @@ def _responder(
     return reply
 
 
-def offline_research_model(*, chunk_delay: float = 0.0) -> OfflineChatModel:
+def offline_research_model(
+    *, chunk_delay: float = 0.0, answer_delay: float = 0.0
+) -> OfflineChatModel:
     """Build the offline model that plays every `deep-research` step.
 
     Triage goes through `structured_responder` (`triage_decision`); the
-    other steps are told apart by their system prompts.
+    other steps are told apart by their system prompts. `chunk_delay` and
+    `answer_delay` pace streamed and non-streamed calls (`OfflineChatModel`).
     """
     return OfflineChatModel(
         chunk_delay=chunk_delay,
+        answer_delay=answer_delay,
         responder=_responder,
         structured_responder=triage_decision,
     )
