@@ -64,6 +64,22 @@ def test_serve_reports_a_bad_factory(tmp_path: Path) -> None:
     assert "Cannot import module 'tests.nowhere'" in result.stderr
 
 
+def test_a_module_in_a_subfolder_is_named_with_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "my_app.py").write_text("def create_registry(r): ...\n")
+    result = subprocess.run(
+        [*lgos_command(), "serve", "my_app:create_registry", "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "Cannot import module 'my_app'" in result.stderr
+    assert "--app-dir project" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 MISTAKES = """
 from fastapi import FastAPI
 

@@ -21,6 +21,7 @@ import logging.config
 import os
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -60,8 +61,36 @@ def _check_factory(factory: str, app_dir: str | None = ".") -> None:
     try:
         load_factory(factory)
     except ValueError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        hint = _module_hint(factory, exc, app_dir or ".")
+        click.echo(f"Error: {exc}{hint}", err=True)
         raise SystemExit(2) from None
+
+
+def _module_hint(factory: str, exc: ValueError, app_dir: str) -> str:
+    """Say where to run from when FACTORY's own module was not found.
+
+    The likeliest cause is running ``lgos serve my_app:...`` from another
+    folder than the one holding ``my_app``: name the folder below ``app_dir``
+    (two levels deep) that holds it, else the two ways to fix it.
+    """
+    missing = exc.__cause__
+    top = factory.partition(":")[0].split(".")[0]
+    if not isinstance(missing, ModuleNotFoundError) or missing.name != top:
+        return ""  # the module exists; something it imports does not
+    base = Path(app_dir)
+    for pattern in (f"*/{top}.py", f"*/{top}/__init__.py", f"*/*/{top}.py"):
+        found = sorted(base.glob(pattern))
+        if found:
+            folder = found[0].parent
+            if folder.name == top:
+                folder = folder.parent
+            return (
+                f" It is in {folder}/: run lgos from there, or pass --app-dir {folder}."
+            )
+    return (
+        f" Run lgos from the folder that holds {top} (or its package), or pass "
+        "--app-dir with that folder."
+    )
 
 
 def _check_security(settings: Any) -> None:

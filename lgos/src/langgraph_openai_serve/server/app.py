@@ -163,7 +163,11 @@ async def enter_registry(
     else:
         registry = made
     if not isinstance(registry, GraphRegistry):
-        msg = "The registry factory must produce a GraphRegistry."
+        got = "None" if registry is None else f"a {type(registry).__name__}"
+        msg = (
+            f"The registry factory returned {got}, not a GraphRegistry: end it "
+            "with `return GraphRegistry(graphs={...})`."
+        )
         raise TypeError(msg)
     return registry
 
