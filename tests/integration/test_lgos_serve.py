@@ -68,7 +68,13 @@ def test_a_module_in_a_subfolder_is_named_with_the_fix(tmp_path: Path) -> None:
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "my_app.py").write_text("def create_registry(r): ...\n")
     result = subprocess.run(
-        [*lgos_command(), "serve", "my_app:create_registry", "--port", str(free_port())],
+        [
+            *lgos_command(),
+            "serve",
+            "my_app:create_registry",
+            "--port",
+            str(free_port()),
+        ],
         capture_output=True,
         text=True,
         timeout=60,
