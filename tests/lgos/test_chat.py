@@ -12,7 +12,7 @@ from openai import AsyncOpenAI
 
 from tests.contract.openapi import validate
 from tests.lgos.conftest import parse_sse
-from tests.matchers import an_id
+from tests.matchers import an_id, failed_message
 
 pytestmark = pytest.mark.anyio
 
@@ -358,7 +358,7 @@ async def test_failure_mid_stream_sends_error(http: httpx.AsyncClient) -> None:
     assert events[-1]["data"] == snapshot(
         {
             "error": {
-                "message": "The graph run failed.",
+                "message": failed_message(reply),
                 "type": "server_error",
                 "param": None,
                 "code": "server_error",

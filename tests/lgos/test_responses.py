@@ -12,7 +12,7 @@ from openai import AsyncOpenAI
 
 from tests.contract.openapi import validate
 from tests.lgos.conftest import parse_sse
-from tests.matchers import an_id
+from tests.matchers import an_id, failed_message
 
 pytestmark = pytest.mark.anyio
 
@@ -575,7 +575,7 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
                 "background": False,
                 "completed_at": None,
                 "conversation": None,
-                "error": {"code": "server_error", "message": "The graph run failed."},
+                "error": {"code": "server_error", "message": failed_message(reply)},
                 "image": None,
                 "incomplete_details": None,
                 "input_transformations": None,
@@ -657,7 +657,7 @@ async def test_non_streaming_graph_failure_is_a_server_error(
             500,
             {
                 "error": {
-                    "message": "The graph run failed.",
+                    "message": failed_message(reply),
                     "type": "server_error",
                     "param": None,
                     "code": "server_error",

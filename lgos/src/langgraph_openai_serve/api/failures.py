@@ -22,6 +22,7 @@ from langgraph_openai_serve.graph.coordinator import (
     RunBusyError,
 )
 from langgraph_openai_serve.graph.run_stop import RunStoppedError
+from langgraph_openai_serve.request_context import current_request_id
 
 __all__ = [
     "RETRY_AFTER_SECONDS",
@@ -39,13 +40,22 @@ def failure_message(exc: BaseException) -> str:
     """Client-safe text for a failed run: LGOS's own messages, else a generic one.
 
     Exceptions raised by graph code may carry internal details, so only
-    messages LGOS wrote reach the client: :class:`GraphError`,
+    messages LGOS wrote reach the client; a generic failure names the
+    request's ``x-request-id``, which the server's log line of the cause
+    carries too. LGOS's own messages: :class:`GraphError`,
     :class:`~langgraph_openai_serve.graph.coordinator.LeaseLostError` and
     :class:`~langgraph_openai_serve.graph.run_stop.RunStoppedError`.
     """
     if isinstance(exc, GraphError | LeaseLostError | RunStoppedError):
         return str(exc)
-    return "The graph run failed."
+    request_id = current_request_id()
+    if request_id is None:
+        return "The graph run failed."
+    # As OpenAI's own 500s do: the ID that finds the server's log line.
+    return (
+        f"The graph run failed. Quote the request ID {request_id} to the "
+        "server's operator: it is on the log line with the cause."
+    )
 
 
 RUN_LEASE_LOST = "run_lease_lost"
