@@ -40,7 +40,11 @@ CHAT_COMPLETION_ID = re.compile(r"chatcmpl_[0-9a-f]{32}")
 MESSAGE_ID = re.compile(r"msg_[0-9a-f]{32}")
 
 NOT_FOUND = {
-    "message": "The model 'missing' does not exist.",
+    "message": (
+        "The model 'missing' does not exist. This server serves "
+        + ", ".join(f"'{model}'" for model in DEMO_MODELS[:5])
+        + f" and {len(DEMO_MODELS) - 5} more."
+    ),
     "type": "invalid_request_error",
     "param": "model",
     "code": "model_not_found",

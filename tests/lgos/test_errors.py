@@ -613,7 +613,29 @@ async def test_a_long_unknown_model_is_not_echoed_in_full(
     )
     error = reply.json()["error"]
     assert (reply.status_code, error["code"]) == (404, "model_not_found")
-    assert error["message"] == f"The model '{'m' * 100}…' does not exist."
+    assert error["message"].startswith(f"The model '{'m' * 100}…' does not exist.")
+    assert "m" * 101 not in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "hint"),
+    [
+        ("Echo", "Did you mean 'echo'?"),
+        ("greting", "Did you mean 'greeting'?"),
+        ("unheard-of", "This server serves 'echo', 'greeting', 'tools', "),
+    ],
+)
+async def test_an_unknown_model_names_the_one_meant_or_those_served(
+    http: httpx.AsyncClient, asked: str, hint: str
+) -> None:
+    reply = await http.post("/v1/responses", json={"model": asked, "input": "x"})
+    error = reply.json()["error"]
+    assert (reply.status_code, error["code"], error["param"]) == (
+        404,
+        "model_not_found",
+        "model",
+    )
+    assert error["message"].startswith(f"The model '{asked}' does not exist. {hint}")
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,11 +69,29 @@ class GraphRegistry:
             return self.graphs[model]
         except KeyError:
             raise InvalidRequestError(
-                f"The model '{_shown(model)}' does not exist.",
+                f"The model '{_shown(model)}' does not exist.{self._suggest(model)}",
                 param="model",
                 code="model_not_found",
                 status_code=status.HTTP_404_NOT_FOUND,
             ) from None
+
+    def _suggest(self, model: str, shown: int = 5) -> str:
+        """Name the model meant (same letters in another case, else the closest).
+
+        Otherwise list the first ``shown`` models and how many there are: the
+        models list is what a client may ask for anyway.
+        """
+        ids = list(self.graphs)
+        folded = {model_id.casefold(): model_id for model_id in ids}
+        meant = folded.get(model.casefold())
+        if meant is None:
+            close = difflib.get_close_matches(model, ids, n=1, cutoff=0.75)
+            meant = close[0] if close else None
+        if meant is not None:
+            return f" Did you mean '{meant}'?"
+        listed = ", ".join(f"'{model_id}'" for model_id in ids[:shown])
+        more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+        return f" This server serves {listed}{more}." if ids else ""
 
 
 def _shown(name: str, limit: int = 100) -> str:
