@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -214,3 +216,43 @@ def _holds_connection(worker: psutil.Process, port: int) -> bool:
         and conn.status == psutil.CONN_ESTABLISHED
         for conn in worker.net_connections()
     )
+
+
+def _serve_with_stderr(stderr: Any, port: int) -> subprocess.Popen[bytes]:
+    """Start ``lgos serve`` (no ``LGOS_LOG_FORMAT``) writing its log to ``stderr``."""
+    env = {k: v for k, v in os.environ.items() if k != "LGOS_LOG_FORMAT"}
+    env["PYTHONPATH"] = str(ROOT)
+    process = subprocess.Popen(
+        [
+            *lgos_command(),
+            "serve",
+            "tests.lgos.graphs:serve_registry",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
+    return process
+
+
+def test_logs_are_text_on_a_terminal_and_json_elsewhere() -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    on_terminal = _serve_with_stderr(follower, free_port())
+    os.close(follower)
+    piped = _serve_with_stderr(subprocess.PIPE, free_port())
+    try:
+        with os.fdopen(leader, "rb", buffering=0) as terminal:
+            text_line = terminal.readline().decode()
+        json_line = piped.stderr.readline().decode()  # type: ignore[union-attr]
+    finally:
+        for process in (on_terminal, piped):
+            process.terminate()
+            process.wait(10)
+    assert not text_line.startswith("{"), text_line
+    assert " INFO " in text_line, text_line
+    assert json.loads(json_line)["level"] == "INFO"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -11,6 +12,11 @@ from pydantic_settings import SettingsConfigDict
 from langgraph_openai_serve.settings import LgosSettings
 
 __all__ = ["ServerSettings"]
+
+
+def _default_log_format() -> Literal["json", "text"]:
+    """Readable text for a terminal, JSON lines for everything else."""
+    return "text" if sys.stderr.isatty() else "json"
 
 
 class ServerSettings(LgosSettings):
@@ -38,8 +44,9 @@ class ServerSettings(LgosSettings):
             stopped run takes to end, within Kubernetes' default 30-second
             termination grace period).
         log_format: How ``lgos serve`` and ``lgos worker`` write log records:
-            ``json`` (one object per line, the default) or ``text``
-            (``LGOS_LOG_FORMAT``); both add the request's LGOS fields.
+            ``json`` (one object per line) or ``text`` (``LGOS_LOG_FORMAT``);
+            both add the request's LGOS fields. Unset: ``text`` when stderr
+            is a terminal (a person reads it), else ``json`` (a collector).
         api_keys: Keys ``lgos serve`` requires (``LGOS_API_KEYS``): entries
             separated by commas or newlines, each ``KEY`` or ``KEY TENANT``.
             Unset, with no key file, the API needs no key.
@@ -72,7 +79,7 @@ class ServerSettings(LgosSettings):
     interrupt_sweep_interval_minutes: float = Field(default=15, ge=0)
     background_engine: Literal["memory", "hatchet"] = "memory"
     shutdown_grace_seconds: float = Field(default=20, ge=0)
-    log_format: Literal["json", "text"] = "json"
+    log_format: Literal["json", "text"] = Field(default_factory=_default_log_format)
     api_keys: SecretStr | None = None
     api_key_file: Path | None = None
     checkpoint_scope_resolver: str | None = None
