@@ -550,9 +550,13 @@ run_compose() {
         echo "The stack is already running (another 'just demo'?): attaching to it. Ctrl-C here"
         echo "  stops it for both; '$compose_cli logs -f' only watches."
     fi
+    if [ "$dry_run" -eq 1 ]; then
+        echo "Dry run: nothing was started. Data would stay in the volumes of Compose project ${COMPOSE_PROJECT_NAME:-lgos-demo}."
+        echo "  To remove the containers and drop the data: $compose_cli --profile '*' down -v"
+        return 0
+    fi
     echo "Press Ctrl-C to stop; data stays in the volumes of Compose project ${COMPOSE_PROJECT_NAME:-lgos-demo}."
     echo "  To remove the containers and drop the data: $compose_cli --profile '*' down -v"
-    if [ "$dry_run" -eq 1 ]; then return 0; fi
     announce_ready "$ui" "$open_webui_url" &
     local watcher=$! status=0
     run_until_stopped "${command[@]}" || status=$?
@@ -750,8 +754,11 @@ run_local() {
             if [ "$dry_run" -eq 0 ]; then exit 1; fi
         fi
     fi
+    if [ "$dry_run" -eq 1 ]; then
+        echo "Dry run: nothing was started."
+        return 0
+    fi
     echo "Press Ctrl-C to stop everything."
-    if [ "$dry_run" -eq 1 ]; then return 0; fi
     uv sync --all-packages --frozen --quiet
     if [ "$gateway" -eq 1 ] && [ -z "${DEMO_GATEWAY_LITELLM:-}" ]; then
         # The pinned LiteLLM proxy in its own environment (cached after the first run).

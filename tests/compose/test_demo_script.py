@@ -345,6 +345,15 @@ def test_local_processes_write_files_only_their_user_reads(demo: Demo) -> None:
     assert calls[-1] == "uv run umask 0077", calls
 
 
+@pytest.mark.parametrize("mode", ["--local", "--compose"])
+def test_a_dry_run_says_nothing_started(demo: Demo, mode: str) -> None:
+    demo.install_docker()
+    result = demo.run(mode, "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "Dry run: nothing was started." in result.stdout
+    assert "Press Ctrl-C" not in result.stdout
+
+
 def test_the_just_recipe_forwards_its_arguments() -> None:
     just = executable("just")
     assert just, "just is a dev tool of this repository"
