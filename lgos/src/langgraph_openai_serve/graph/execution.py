@@ -26,8 +26,7 @@ from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch, find
 from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
 from langgraph_openai_serve.graph.prepared_run import PreparedRun
 from langgraph_openai_serve.graph.response_modes import (
-    Outcome,
-    TaskContexts,
+    GraphDrive,
     invoked_batches,
     streamed_batches,
 )
@@ -134,16 +133,15 @@ async def stream_run_batches(
     )
     parts = _graph_stream(run, stream=stream, updates=tracker is not None)
     telemetry = WorkflowTelemetry(run.request.model)
-    outcome = Outcome()
-    mode = streamed_batches if stream else invoked_batches
-    batches = mode(
+    drive = GraphDrive(
         parts,
         run.lease,
         stop,
         tracker,
-        TaskContexts(telemetry.graph_context, tracing_context(run.request)),
-        outcome,
+        telemetry.graph_context,
+        tracing_context(run.request),
     )
+    batches = streamed_batches(drive) if stream else invoked_batches(drive)
     # Everything until the final output belongs to the workflow span: a
     # failure, a cancellation or a consumer closing this generator at one of
     # the yields below (GeneratorExit) ends it with an error.
@@ -151,7 +149,7 @@ async def stream_run_batches(
         async with contextlib.aclosing(batches):
             async for batch in batches:
                 yield batch
-        final = await _result(run, outcome, tracker)
+        final = await _result(run, drive)
     except BaseException as exc:
         telemetry.fail(exc)
         raise
@@ -206,7 +204,7 @@ def _graph_stream(run: PreparedRun, *, stream: bool, updates: bool) -> Any:
 
 
 async def _result(
-    run: PreparedRun, outcome: Outcome, tracker: ServerToolTracker | None
+    run: PreparedRun, drive: GraphDrive
 ) -> AIMessage | LangGraphInterruptBatch:
     """Return the run's result once the graph stopped: its pause, or its answer.
 
@@ -220,7 +218,7 @@ async def _result(
             its result.
 
     """
-    if outcome.interrupted:
+    if drive.interrupted:
         assert run.run_id is not None
         pause = await find_pause(run.graph, run.runnable_config, run.run_id)
         if pause is None or pause.hidden:
@@ -229,12 +227,12 @@ async def _result(
         run.retain()
         return pause.batch
     run.finish()  # nothing is left to resume
-    if not outcome.has_output:
+    if not drive.has_output:
         msg = "The graph finished without producing output."
         raise GraphError(msg)
-    if tracker is not None:
-        tracker.check_complete()
-    return await run.config.render_output(outcome.output)
+    if drive.tracker is not None:
+        drive.tracker.check_complete()
+    return await run.config.render_output(drive.output)
 
 
 class TextParity:

@@ -276,11 +276,8 @@ async def prepare_run(
         The :class:`PreparedRun`, valid until the context exits.
 
     Raises:
-        InvalidRequestError: Unknown model (404) or invalid runtime settings.
-        RunBusyError: Another holder has this run's lease.
-        LeasesExhaustedError: This process holds as many leases as it may.
-        ResumeError: A resume the run cannot take (see :func:`prepare_spec`).
-        GraphError: A graph factory or adapter produced something unusable.
+        Exception: What :func:`prepare_spec` raises (unknown model, invalid
+            settings, a busy lease, a resume the run cannot take, ...).
 
     """
     spec = RunSpec(request, messages, config, resume, run_id, instructions)
