@@ -248,11 +248,12 @@ async def start_run(
 
     """
     request_id, headers = request_id_headers()
+    scope = await resolve_scope(http_request)
     state = http_request.app.state
     run = RunSession.from_spec(
         spec,
         state.graph_registry,
-        checkpoint_scope=await resolve_scope(http_request),
+        checkpoint_scope=scope,
         request_id=request_id,
         # The app's shutdown stops its runs that outlive their grace period.
         stop=getattr(state, "run_stop", None),
