@@ -1,12 +1,14 @@
 """Carry a run across an HTTP response: prepare it, answer with JSON or SSE.
 
-The run stage of both routes. :func:`start_run` prepares a
-:class:`~langgraph_openai_serve.graph.session.RunSession` for an HTTP request
-(its scope, its request ID), turning preparation errors into OpenAI errors
-before any byte is sent; the returned :class:`HttpRun` then answers with the
-protocol's encoder: :meth:`HttpRun.json` (cancelled if the client leaves) or
-:meth:`HttpRun.sse` (the stream's terminal event comes after the run is
-released, as the session hands out results only then).
+The run stage of both routes. :func:`start_run` takes the run a decoder
+specified (a :class:`~langgraph_openai_serve.graph.run_spec.RunSpec`) and
+prepares its :class:`~langgraph_openai_serve.graph.session.RunSession` for an
+HTTP request (its scope, its request ID, its server's stop switch), turning
+preparation errors into OpenAI errors before any byte is sent; the returned
+:class:`HttpRun` then answers with the protocol's encoder: :meth:`HttpRun.json`
+(cancelled if the client leaves) or :meth:`HttpRun.sse` (the stream's terminal
+event comes after the run is released, as the session hands out results only
+then).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from langgraph_openai_serve.errors import (
 from langgraph_openai_serve.graph.coordinator import (
     LeaseLostError,
 )
+from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.graph.run_stop import RunStoppedError
 from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.ids import new_id
@@ -220,18 +223,20 @@ class HttpRun:
 
 async def start_run(
     http_request: Request,
-    session: Callable[[str, str], RunSession],
+    spec: RunSpec,
     *,
     errors: ErrorMap | None = None,
 ) -> HttpRun:
-    """Prepare a run for an HTTP request; its errors surface before any byte.
+    """Prepare the run ``spec`` describes for an HTTP request; errors before any byte.
 
     Args:
-        http_request: The HTTP request; its app holds the scope resolver
-            and the :class:`~langgraph_openai_serve.graph.run_stop.RunStop`
-            of its shutdown (``state.run_stop``), handed to the run.
-        session: Builds the session from the request's checkpoint scope and
-            request ID (``lgos.request_id`` of the run).
+        http_request: The HTTP request; its app holds the graph registry
+            (``state.graph_registry``), the scope resolver and the
+            :class:`~langgraph_openai_serve.graph.run_stop.RunStop` of its
+            shutdown (``state.run_stop``), handed to the run.
+        spec: The run, as the protocol's decoder specified it; it runs in
+            the request's checkpoint scope with the request's ID
+            (``lgos.request_id`` of the run).
         errors: The protocol's mapping of its own neutral errors (the
             Responses API maps resume errors), tried before the lease errors.
 
@@ -243,10 +248,17 @@ async def start_run(
 
     """
     request_id, headers = request_id_headers()
-    run = session(await resolve_scope(http_request), request_id)
-    # The app's shutdown stops its runs that outlive their grace period.
-    run.stop = getattr(http_request.app.state, "run_stop", None)
-    bind_log_fields(model=run.request.model)
+    scope = await resolve_scope(http_request)
+    state = http_request.app.state
+    run = RunSession.from_spec(
+        spec,
+        state.graph_registry,
+        checkpoint_scope=scope,
+        request_id=request_id,
+        # The app's shutdown stops its runs that outlive their grace period.
+        stop=getattr(state, "run_stop", None),
+    )
+    bind_log_fields(model=spec.request.model)
     try:
         await run.prepare()
     except (HTTPException, OpenAIHTTPException):
@@ -256,6 +268,6 @@ async def start_run(
         if mapped is not None:
             raise mapped from None
         # A graph factory or adapter failed: logged here once.
-        logger.exception("Graph run preparation failed (model %s)", run.request.model)
+        logger.exception("Graph run preparation failed (model %s)", spec.request.model)
         raise ServerError(failure_message(exc)) from exc
     return HttpRun(http_request, run, headers)

@@ -1,86 +1,51 @@
 """Execute a prepared run: LangGraph's stream read in its own task, as run events.
 
-The graph advances in a task of its own (see :mod:`.graph_task`); this module
-turns its stream parts into the protocol-neutral :data:`RunEvent` values the
-adapters encode, in batches (one batch per burst of parts), watches the run's
-lease, and records the run's workflow telemetry.
+The graph advances in a task of its own (see :mod:`.graph_task`), driven in
+the request's response mode (:mod:`.response_modes`); this module starts the
+graph's stream, hands out the protocol-neutral :data:`RunEvent` values the
+adapters encode, in batches (one batch per burst of parts), turns the graph's
+final values into the run's result (reading a pause back from the checkpoint
+with :func:`~.interrupt.find_pause`), tells the prepared run what happened to
+its checkpoint (:meth:`~.prepare.PreparedRun.start`, ``retain``, ``finish``),
+and records the run's workflow telemetry.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage
 from langchain_core.runnables.config import patch_config
-from langgraph.types import Command, StreamMode
+from langgraph.types import StreamMode
 
 from langgraph_openai_serve.errors import GraphError
-from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
-from langgraph_openai_serve.graph.graph_task import (
-    DONE,
-    Channel,
-    Failure,
-    drain,
-    pump,
-    settle,
-)
-from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch
+from langgraph_openai_serve.graph.events import RunEvent, TextChunk, is_result
+from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch, find_pause
 from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
-from langgraph_openai_serve.graph.prepare import Disposition, PreparedRun, find_pause
-from langgraph_openai_serve.graph.run_config import RUN_NAME
-from langgraph_openai_serve.graph.run_config import run_context as tracing_context
-from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError
-from langgraph_openai_serve.graph.server_tools import (
-    ServerToolCall,
-    ServerToolResult,
-    ServerToolTracker,
+from langgraph_openai_serve.graph.prepared_run import PreparedRun
+from langgraph_openai_serve.graph.response_modes import (
+    GraphDrive,
+    invoked_batches,
+    streamed_batches,
 )
+from langgraph_openai_serve.graph.run_config import run_context as tracing_context
+from langgraph_openai_serve.graph.run_stop import RunStop
+from langgraph_openai_serve.graph.server_tools import ServerToolTracker
 from langgraph_openai_serve.telemetry import WorkflowTelemetry
 
 __all__ = [
-    "RunEvent",
-    "TextChunk",
+    "RunEvent",  # re-exported from .events
+    "TextChunk",  # re-exported from .events
     "TextParity",
-    "is_result",
+    "is_result",  # re-exported from .events
     "stream_run",
     "stream_run_batches",
 ]
 
 _STREAM_MODES: tuple[StreamMode, ...] = ("messages", "custom", "values")
 _VALUES_MODE: tuple[StreamMode, ...] = ("values",)
-_QUEUE_SIZE = 256
-
-
-@dataclass(frozen=True, slots=True)
-class TextChunk:
-    """Non-empty assistant text from one streamed ``AIMessageChunk``."""
-
-    text: str
-
-
-RunEvent = (
-    TextChunk
-    | dict[str, Any]
-    | ServerToolCall
-    | ServerToolResult
-    | AIMessage
-    | LangGraphInterruptBatch
-)
-"""What a run hands out (:meth:`~.session.RunSession.batches`,
-:func:`stream_run`): text chunks and LangGraph
-``CustomStreamPart`` dicts (``{"type": "custom", "ns": (...), "data": ...}``)
-while streaming; server-tool calls and results when the request selected
-server tools; then exactly one result: the answer ``AIMessage`` or, for a
-paused interrupt run, the :class:`LangGraphInterruptBatch`."""
-
-
-def is_result(event: RunEvent) -> bool:
-    """Whether ``event`` is a run's result: the answer or the pause."""
-    return isinstance(event, AIMessage | LangGraphInterruptBatch)
 
 
 async def stream_run(
@@ -137,35 +102,6 @@ async def stream_run(
                 yield event
 
 
-def _lost(lease: Lease | None) -> bool:
-    return lease is not None and lease.lost.is_set()
-
-
-def _on_lease_lost(
-    lease: Lease | None, action: Callable[[], object]
-) -> asyncio.Task[None] | None:
-    """Call ``action`` when ``lease`` is lost; cancel the returned task to stop."""
-    if lease is None:
-        return None
-
-    async def watch(lost: asyncio.Event) -> None:
-        await lost.wait()
-        action()
-
-    return asyncio.ensure_future(watch(lease.lost))
-
-
-def _on_stop(stop: RunStop | None, action: Callable[[], object]) -> Callable[[], None]:
-    """Call ``action`` when ``stop`` is triggered; call the returned to stop."""
-    if stop is None:
-        return _nothing
-    return stop.subscribe(action)
-
-
-def _nothing() -> None:
-    return None
-
-
 async def stream_run_batches(
     run: PreparedRun, *, stream: bool, stop: RunStop | None = None
 ) -> AsyncGenerator[list[RunEvent], None]:
@@ -176,7 +112,9 @@ async def stream_run_batches(
     one response chunk; no batch waits for parts that have not arrived. The
     result (answer or interrupt batch) always comes alone, in the last batch.
     Events, order, errors, cancellation, ``stop`` and telemetry are those of
-    :func:`stream_run`.
+    :func:`stream_run`. Each response mode has a function of its own here:
+    without streaming the graph is drained in its task and its events come
+    in one batch; streaming, its parts are pumped through a channel.
 
     Raises:
         Exception: Whatever the graph raised.
@@ -185,14 +123,52 @@ async def stream_run_batches(
 
     """
     if run.pending is not None:
-        run.disposition = Disposition.RETAINED
+        run.retain()
         yield [run.pending]
         return
+    tracker = (
+        ServerToolTracker(run.request.server_tools)
+        if run.request.server_tools
+        else None
+    )
+    parts = _graph_stream(run, stream=stream, updates=tracker is not None)
+    telemetry = WorkflowTelemetry(run.request.model)
+    drive = GraphDrive(
+        parts,
+        run.lease,
+        stop,
+        tracker,
+        telemetry.graph_context,
+        tracing_context(run.request),
+    )
+    batches = streamed_batches(drive) if stream else invoked_batches(drive)
+    # Everything until the final output belongs to the workflow span: a
+    # failure, a cancellation or a consumer closing this generator at one of
+    # the yields below (GeneratorExit) ends it with an error.
+    try:
+        async with contextlib.aclosing(batches):
+            async for batch in batches:
+                yield batch
+        final = await _result(run, drive)
+    except BaseException as exc:
+        telemetry.fail(exc)
+        raise
+    # The output exists: closing the stream from here on is not a failure.
+    telemetry.succeed()
+    yield [final]
+
+
+def _graph_stream(run: PreparedRun, *, stream: bool, updates: bool) -> Any:
+    """Start the run (:meth:`~.prepare.PreparedRun.start`); return its graph stream.
+
+    The stream modes follow the response mode (``values`` alone without
+    streaming, as ``ainvoke()``), plus root ``updates`` for server tools. An
+    interrupt run executes with exit durability, its checkpoint writes
+    guarded by its lease, from the pause a resume forks from.
+    """
     modes: list[StreamMode] = list(_STREAM_MODES if stream else _VALUES_MODE)
-    tracker: ServerToolTracker | None = None
-    if run.request.server_tools:
+    if updates:
         modes.append("updates")
-        tracker = ServerToolTracker(run.request.server_tools)
     kwargs: dict[str, Any] = {}
     config = run.runnable_config
     graph = run.graph
@@ -203,9 +179,8 @@ async def stream_run_batches(
         graph = graph.copy(update={"checkpointer": saver})
     if run.interrupts:
         kwargs["durability"] = "exit"
-        resuming = isinstance(run.graph_input, Command)
         # Until the graph finishes, a resume keeps the pause it answers.
-        run.disposition = Disposition.RETAINED if resuming else Disposition.CLEANUP
+        run.start()
         if run.resume_from is not None:
             config = patch_config(
                 config,
@@ -214,7 +189,7 @@ async def stream_run_batches(
                     "checkpoint_id": run.resume_from,
                 },
             )
-    parts = graph.astream(
+    return graph.astream(
         run.graph_input,
         config=config,
         context=run.context,
@@ -226,127 +201,38 @@ async def stream_run_batches(
         version="v2",
         **kwargs,
     )
-    telemetry = WorkflowTelemetry(run.request.model)
-    graph_context = telemetry.graph_context
-    run_context = tracing_context(run.request)
-    output: Any = None
-    has_output = interrupted = False
-    final: AIMessage | LangGraphInterruptBatch
-    # Everything until the final output belongs to the workflow span: a
-    # failure, a cancellation or a consumer closing this generator at one of
-    # the yields below (GeneratorExit) ends it with an error.
-    try:
-        if not stream:
-            loop = asyncio.get_running_loop()
-            finished: asyncio.Future[None] = loop.create_future()
-            task = loop.create_task(
-                drain(parts, tracker, graph_context, run_context, finished),
-                name=RUN_NAME,
-            )
-            if lease is not None:
-                lease.cover(task)
-            # Also when the task is cancelled before it ever ran.
-            task.add_done_callback(
-                lambda _: finished.done() or finished.set_result(None)
-            )
-            watch = _on_lease_lost(lease, finished.cancel)
-            stopped = False
 
-            def stop_graph() -> None:
-                nonlocal stopped
-                stopped = finished.cancel()  # False: the graph already finished
 
-            unsubscribe = _on_stop(stop, stop_graph)
-            try:
-                await finished
-            except asyncio.CancelledError:
-                if not (_lost(lease) or stopped):
-                    raise
-            finally:
-                unsubscribe()
-                if watch is not None:
-                    watch.cancel()
-                await settle(task)
-            if _lost(lease):
-                raise LeaseLostError
-            if stopped:
-                raise RunStoppedError
-            drained = task.result()
-            output, has_output = drained.output, drained.has_output
-            interrupted = drained.interrupted
-            if drained.events:
-                yield [*drained.events]
-        else:
-            channel = Channel(_QUEUE_SIZE)
-            task = asyncio.create_task(
-                pump(parts, channel, graph_context, run_context), name=RUN_NAME
-            )
-            if lease is not None:
-                lease.cover(task)
-            watch = _on_lease_lost(lease, lambda: channel.fail(LeaseLostError()))
-            unsubscribe = _on_stop(stop, lambda: channel.fail(RunStoppedError()))
-            try:
-                done = False
-                while not done:
-                    batch: list[RunEvent] = []
-                    try:
-                        for part in await channel.take():
-                            if part is DONE:
-                                done = True
-                                break
-                            if isinstance(part, Failure):
-                                raise part.error
-                            kind = part["type"]
-                            if kind == "messages":
-                                chunk = part["data"][0]
-                                if isinstance(chunk, AIMessageChunk) and (
-                                    text := chunk.text
-                                ):
-                                    batch.append(TextChunk(text))
-                            elif kind == "values":
-                                if not part["ns"]:
-                                    output = part["data"]
-                                    has_output = True
-                                    if part.get("interrupts"):
-                                        interrupted = True
-                            elif kind == "custom":
-                                batch.append(part)
-                            elif kind == "updates" and tracker and not part["ns"]:
-                                batch.extend(tracker.events(part["data"]))
-                    except Exception:
-                        if batch:  # what the run produced before it failed
-                            yield batch
-                        raise
-                    if batch:
-                        yield batch
-            finally:
-                unsubscribe()
-                if watch is not None:
-                    watch.cancel()
-                await settle(task)
-        if interrupted:
-            assert run.run_id is not None
-            pause = await find_pause(run.graph, run.runnable_config, run.run_id)
-            if pause is None or pause.hidden:
-                msg = "The graph reported interrupts but no pending state was saved."
-                raise GraphError(msg)
-            run.disposition = Disposition.RETAINED
-            final = pause.batch
-        else:
-            if run.interrupts:  # finished: nothing is left to resume
-                run.disposition = Disposition.CLEANUP
-            if not has_output:
-                msg = "The graph finished without producing output."
-                raise GraphError(msg)
-            if tracker is not None:
-                tracker.check_complete()
-            final = await run.config.render_output(output)
-    except BaseException as exc:
-        telemetry.fail(exc)
-        raise
-    # The output exists: closing the stream from here on is not a failure.
-    telemetry.succeed()
-    yield [final]
+async def _result(
+    run: PreparedRun, drive: GraphDrive
+) -> AIMessage | LangGraphInterruptBatch:
+    """Return the run's result once the graph stopped: its pause, or its answer.
+
+    A pause is read back from the checkpoint (:func:`~.interrupt.find_pause`)
+    and retained (:meth:`~.prepare.PreparedRun.retain`); a finished interrupt
+    run's thread is deleted on close (:meth:`~.prepare.PreparedRun.finish`).
+
+    Raises:
+        GraphError: Interrupts without a saved pause, no output, an output
+            that cannot be rendered, or a selected server-tool call without
+            its result.
+
+    """
+    if drive.interrupted:
+        assert run.run_id is not None
+        pause = await find_pause(run.graph, run.runnable_config, run.run_id)
+        if pause is None or pause.hidden:
+            msg = "The graph reported interrupts but no pending state was saved."
+            raise GraphError(msg)
+        run.retain()
+        return pause.batch
+    run.finish()  # nothing is left to resume
+    if not drive.has_output:
+        msg = "The graph finished without producing output."
+        raise GraphError(msg)
+    if drive.tracker is not None:
+        drive.tracker.check_complete()
+    return await run.config.render_output(drive.output)
 
 
 class TextParity:

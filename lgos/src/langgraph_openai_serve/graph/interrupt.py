@@ -7,7 +7,9 @@ and its *checkpoint key*, ``SHA-256(scope, model, run UUID)``: the LangGraph
 interrupt ID. How a protocol names pauses and answers (the Responses API's
 ``resp_lg_`` and ``call_lg_`` IDs) and which status codes its errors get is
 the adapter's business (:mod:`langgraph_openai_serve.api.responses.interrupts`):
-this module raises the neutral :class:`ResumeError` kinds.
+this module raises the neutral :class:`ResumeError` kinds. A run's pause is
+read from its checkpoints here too (:func:`find_pause`), both when a run is
+prepared and when its execution reports interrupts.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
 
 from langgraph_openai_serve.graph.coordinator import (
     InMemoryRunCoordinator,
@@ -40,12 +44,15 @@ __all__ = [
     "LangGraphInterruptBatch",
     "MissingAnswersError",
     "NotPausedError",
+    "Pause",
     "PendingInterrupt",
     "ResumeError",
     "check_resumed_instructions",
     "checkpoint_key",
     "delete_expired_interrupt_runs",
+    "find_pause",
     "instructions_digest",
+    "read_pause",
     "resume_values",
 ]
 
@@ -220,6 +227,81 @@ def resume_values(
     if missing := pending - set(resume.answers):
         raise MissingAnswersError(len(missing))
     return dict(resume.answers)
+
+
+# How far back a pause may hide: a cut-off resume leaves one exit checkpoint
+# (exit durability), and a retry forks from the pause again.
+_PAUSE_SEARCH_DEPTH = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """A run's pause: its batch, instructions digest, and whether it is hidden.
+
+    Attributes:
+        batch: Every pending interrupt of the pause's checkpoint.
+        instructions: The run's :func:`instructions_digest` recorded with the
+            checkpoint (:data:`INSTRUCTIONS_METADATA_KEY`), or None.
+        hidden: A later checkpoint (left by a cut-off resume) hides the pause;
+            a resume forks from the pause's checkpoint.
+
+    """
+
+    batch: LangGraphInterruptBatch
+    instructions: str | None
+    hidden: bool
+
+
+async def find_pause(
+    graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
+) -> Pause | None:
+    """Return the run's pause, or None when it is not paused.
+
+    The pause is the latest checkpoint with pending interrupts: the latest
+    one, or an ancestor hidden by the exit checkpoint that a cut-off resume
+    wrote (a finished run has no thread left to search).
+
+    Args:
+        graph: The run's compiled graph, with its checkpointer.
+        config: A config whose ``configurable.thread_id`` is the run's
+            :func:`checkpoint_key`.
+        run_id: The run UUID, carried into the batch.
+
+    """
+    pause, _ = await read_pause(graph, config, run_id)
+    return pause
+
+
+async def read_pause(
+    graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
+) -> tuple[Pause | None, bool]:
+    """Return :func:`find_pause`'s answer, and whether the thread has a checkpoint.
+
+    The second value is False when the thread has no root checkpoint at all:
+    a new run, or one whose thread was deleted.
+    """
+    snapshot = await graph.aget_state(config)
+    if snapshot.created_at is None:  # LangGraph's snapshot of no checkpoint
+        return None, False
+    hidden = False
+    for _ in range(_PAUSE_SEARCH_DEPTH):
+        # A checkpoint with nothing next is a finished run (its thread was
+        # about to be deleted when the request was cut off): never walk past
+        # it to the pause it answered, or a retry would run the work again.
+        if snapshot.interrupts or not snapshot.next or snapshot.parent_config is None:
+            break
+        snapshot = await graph.aget_state(snapshot.parent_config)
+        hidden = True
+    if not snapshot.interrupts:
+        return None, True
+    batch = LangGraphInterruptBatch(
+        run_id=run_id,
+        checkpoint_key=config.get("configurable", {})["thread_id"],
+        checkpoint_id=snapshot.config.get("configurable", {})["checkpoint_id"],
+        interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
+    )
+    digest = (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
+    return Pause(batch, digest, hidden), True
 
 
 async def delete_expired_interrupt_runs(

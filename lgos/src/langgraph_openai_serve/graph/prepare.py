@@ -1,11 +1,14 @@
 """Prepare a run: graph, input, context, config; for interrupt runs, lease and pause.
 
-:func:`prepare_run` builds everything a graph execution needs and, for a graph
-declaring ``GraphFeature.INTERRUPTS``, takes the run's lease, reads its
-checkpoint (:func:`find_pause`) and checks a resume against the pause; on exit
-it releases the lease and deletes the checkpoint thread unless a pause is
-handed out (:class:`Disposition`). :class:`~.session.RunSession` is how
-callers use it.
+:func:`prepare_spec` builds everything a graph execution needs from a
+:class:`~.run_spec.RunSpec` and, for a graph declaring
+``GraphFeature.INTERRUPTS``, takes the run's lease, reads its checkpoint
+(:func:`~.interrupt.read_pause`) and checks a resume against the pause; on
+exit it releases the lease and deletes the checkpoint thread unless a pause
+is handed out (the :class:`~.prepared_run.PreparedRun`'s disposition, which
+the execution changes through its ``start()``, ``retain()`` and
+``finish()``). :func:`prepare_run` is the same with the spec's fields as
+arguments. :class:`~.session.RunSession` is how callers use it.
 """
 
 from __future__ import annotations
@@ -13,177 +16,55 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
-from enum import Enum
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 from langchain_core.messages import BaseMessage
-from langchain_core.messages.ai import UsageMetadata
-from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from langgraph_openai_serve.errors import GraphError
-from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
 from langgraph_openai_serve.graph.interrupt import (
     INSTRUCTIONS_METADATA_KEY,
     InterruptResume,
-    LangGraphInterruptBatch,
     NotPausedError,
-    PendingInterrupt,
+    Pause,
     check_resumed_instructions,
     checkpoint_key,
+    find_pause,
     instructions_digest,
+    read_pause,
     resume_values,
 )
 from langgraph_openai_serve.graph.lease_guard import LeaseSessionSaver
 from langgraph_openai_serve.graph.lease_metrics import measured_lease
 from langgraph_openai_serve.graph.message_ids import graph_messages
+from langgraph_openai_serve.graph.prepared_run import Disposition, PreparedRun
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import (
     runnable_config as build_runnable_config,
 )
+from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.graph.usage import UsageCollector
 
 __all__ = [
     "DEFAULT_CHECKPOINT_SCOPE",
-    "Disposition",
-    "Pause",
-    "PreparedRun",
-    "find_pause",
+    "Disposition",  # re-exported from .prepared_run
+    "Pause",  # re-exported: it lives with the interrupt code
+    "PreparedRun",  # re-exported from .prepared_run
+    "find_pause",  # re-exported: it lives with the interrupt code
     "prepare_run",
+    "prepare_spec",
 ]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_CHECKPOINT_SCOPE = "default"
 _CLEANUP_SECONDS = 10.0
-
-
-class Disposition(Enum):
-    """What happens to an interrupt run's checkpoint when the run closes.
-
-    A first request cleans up unless it hands out a batch; a resume keeps the
-    pause it answers until it hands out a new batch or the graph finishes, so
-    a resume cut off by a disconnect, a cancellation or a failure leaves the
-    pause resumable, as a crash does (more than the best-effort clean-up the
-    specification asks for). The run's execution
-    (:func:`~.execution.stream_run_batches`) sets it as it goes.
-    """
-
-    UNTOUCHED = "untouched"  # nothing executed: leave state as it is
-    CLEANUP = "cleanup"  # a first run executing, or the graph finished: delete
-    RETAINED = "retained"  # a batch is out (or being answered): keep the thread
-
-
-@dataclass(slots=True)
-class PreparedRun:
-    """Everything one graph execution needs, built before it starts.
-
-    Attributes:
-        request: The normalized request.
-        config: The registered graph configuration.
-        graph: The resolved compiled graph.
-        graph_input: The graph's input (a ``Command`` when resuming).
-        context: The LangGraph runtime context, or None.
-        runnable_config: Callbacks, run name, correlation metadata and, for
-            interrupt runs, the checkpoint ``thread_id``.
-        run_id: The run UUID of an interrupt run, else None.
-        pending: A batch to re-emit without executing (a retried initial
-            request whose run is already paused), else None.
-        resume_from: The checkpoint ID of the pause a resume answers when a
-            later checkpoint (left by an earlier, cut-off resume) hides it;
-            the run forks from it. None to continue from the latest.
-        lease: The interrupt run's lease, when the coordinator hands one out;
-            if it is lost the run stops and writes nothing more.
-
-    """
-
-    request: GraphRequest
-    config: GraphConfig
-    graph: CompiledStateGraph
-    graph_input: Any
-    context: Any
-    runnable_config: RunnableConfig
-    _usage: UsageCollector = field(repr=False)
-    run_id: uuid.UUID | None = None
-    pending: LangGraphInterruptBatch | None = None
-    resume_from: str | None = None
-    lease: Lease | None = None
-    disposition: Disposition = Disposition.UNTOUCHED
-
-    @property
-    def usage(self) -> UsageMetadata | None:
-        """Aggregated usage reported by the run's model calls, or None."""
-        return self._usage.usage
-
-    @property
-    def interrupts(self) -> bool:
-        """Whether this is an interrupt-enabled (checkpointed) run."""
-        return self.run_id is not None
-
-
-# How far back a pause may hide: a cut-off resume leaves one exit checkpoint
-# (exit durability), and a retry forks from the pause again.
-_PAUSE_SEARCH_DEPTH = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Pause:
-    """A run's pause: its batch, instructions digest, and whether it is hidden."""
-
-    batch: LangGraphInterruptBatch
-    instructions: str | None  # the run's instructions digest
-    hidden: bool  # a later checkpoint (of a cut-off resume) hides it
-
-
-async def find_pause(
-    graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
-) -> Pause | None:
-    """Return the run's pause, or None when it is not paused.
-
-    The pause is the latest checkpoint with pending interrupts: the latest
-    one, or an ancestor hidden by the exit checkpoint that a cut-off resume
-    wrote (a finished run has no thread left to search).
-    """
-    pause, _ = await _read_thread(graph, config, run_id)
-    return pause
-
-
-async def _read_thread(
-    graph: CompiledStateGraph, config: RunnableConfig, run_id: uuid.UUID
-) -> tuple[Pause | None, bool]:
-    """Return :func:`find_pause`'s answer, and whether the thread has a checkpoint.
-
-    The second value is False when the thread has no root checkpoint at all:
-    a new run, or one whose thread was deleted.
-    """
-    snapshot = await graph.aget_state(config)
-    if snapshot.created_at is None:  # LangGraph's snapshot of no checkpoint
-        return None, False
-    hidden = False
-    for _ in range(_PAUSE_SEARCH_DEPTH):
-        # A checkpoint with nothing next is a finished run (its thread was
-        # about to be deleted when the request was cut off): never walk past
-        # it to the pause it answered, or a retry would run the work again.
-        if snapshot.interrupts or not snapshot.next or snapshot.parent_config is None:
-            break
-        snapshot = await graph.aget_state(snapshot.parent_config)
-        hidden = True
-    if not snapshot.interrupts:
-        return None, True
-    batch = LangGraphInterruptBatch(
-        run_id=run_id,
-        checkpoint_key=config.get("configurable", {})["thread_id"],
-        checkpoint_id=snapshot.config.get("configurable", {})["checkpoint_id"],
-        interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
-    )
-    digest = (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
-    return Pause(batch, digest, hidden), True
 
 
 async def _still_held(graph: CompiledStateGraph, lease: Lease | None) -> bool:
@@ -221,6 +102,145 @@ async def _delete_thread(graph: CompiledStateGraph, thread_id: str) -> None:
             logger.exception("Could not delete checkpoint thread %s", thread_id)
 
 
+async def _input(spec: RunSpec, config: GraphConfig, graph: CompiledStateGraph) -> Any:
+    """Return a new run's graph input: its adapter's input from the messages."""
+    messages = graph_messages(config, graph, spec.messages)
+    return await config.build_input(spec.request, messages)
+
+
+@asynccontextmanager
+async def prepare_spec(
+    spec: RunSpec,
+    registry: GraphRegistry,
+    *,
+    checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
+    request_id: str | None = None,
+) -> AsyncIterator[PreparedRun]:
+    """Prepare the run ``spec`` describes; an async context manager owning it.
+
+    For a graph declaring ``GraphFeature.INTERRUPTS`` the context holds the
+    run's coordinator lease for its whole life, reads the checkpoint, checks
+    a resume against the durable pending batch, and on exit deletes the
+    checkpoint thread as the run's :class:`Disposition` says: a first
+    request's thread unless it handed out a batch; a resume's only once its
+    graph finished (a resume cut off by a failure or a cancellation keeps the
+    pause it answered). Clean-up is shielded and never replaces the original
+    error.
+
+    Args:
+        spec: The run; its graph is looked up in ``registry`` if unknown
+            (:meth:`~.run_spec.RunSpec.for_graph`).
+        registry: Where the graph is registered, with the run coordinator.
+        checkpoint_scope: Server-trusted scope of interrupt checkpoints; the
+            same value must be used for the initial request and each resume.
+        request_id: Correlation ID recorded in the run's config metadata.
+
+    Yields:
+        The :class:`PreparedRun`, valid until the context exits.
+
+    Raises:
+        InvalidRequestError: Unknown model (404) or invalid runtime settings.
+        RunBusyError: Another holder has this run's lease.
+        LeasesExhaustedError: This process holds as many leases as it may.
+        ResumeError: A resume the run cannot take (see
+            :func:`~langgraph_openai_serve.graph.interrupt.resume_values`):
+            nothing is paused (:class:`NotPausedError`; ``interrupts=False``
+            for a graph that never pauses), the answers do not match, or the
+            instructions changed.
+        GraphError: A graph factory or adapter produced something unusable.
+
+    """
+    spec = spec.for_graph(registry)
+    config = spec.config
+    assert config is not None
+    if not checkpoint_scope:
+        msg = "The checkpoint scope resolver returned an empty scope."
+        raise GraphError(msg)
+    graph = await config.resolve_graph()
+    context = await config.build_context(spec.request, graph)
+    usage = UsageCollector()
+    run = PreparedRun(
+        request=spec.request,
+        config=config,
+        graph=graph,
+        graph_input=None,
+        context=context,
+        runnable_config={},
+        _usage=usage,
+    )
+    if not spec.interrupts:
+        run.runnable_config = build_runnable_config(
+            config, spec.request, [usage], request_id=request_id, operation_id=None
+        )
+        run.graph_input = await _input(spec, config, graph)
+        yield run
+        return
+    resume = spec.resume
+    run.run_id = resume.run_id if resume is not None else (spec.run_id or uuid.uuid4())
+    run.runnable_config = build_runnable_config(
+        config,
+        spec.request,
+        [usage],
+        request_id=request_id,
+        operation_id=str(run.run_id),
+    )
+    key = checkpoint_key(checkpoint_scope, spec.request.model, run.run_id)
+    run.runnable_config["configurable"] = {"thread_id": key}
+    lease_of_run = measured_lease(registry.run_coordinator, key, spec.request.model)
+    async with lease_of_run as lease:
+        run.lease = lease
+        await _pause_point(run, spec, key)
+        try:
+            yield run
+        finally:
+            # A lost lease may have a new holder: write (delete) nothing more.
+            if run.disposition is Disposition.CLEANUP and await _still_held(
+                graph, lease
+            ):
+                await _delete_thread(graph, key)
+
+
+async def _pause_point(run: PreparedRun, spec: RunSpec, key: str) -> None:
+    """Set an interrupt run's input from its checkpoint: resume, re-deliver or start.
+
+    A resume answers the pause (forking past a cut-off attempt that hides
+    it); a first request whose run is paused re-delivers the pause
+    (``run.pending``); any other first request starts afresh, deleting what a
+    dead run left.
+
+    Raises:
+        ResumeError: A resume the run cannot take.
+
+    """
+    graph, resume = run.graph, spec.resume
+    assert run.run_id is not None
+    pause, saved = await read_pause(graph, run.runnable_config, run.run_id)
+    recorded = pause.instructions if pause is not None else None
+    if resume is not None:
+        if pause is None:
+            # What is left, if anything, is a finished run cut off before
+            # its thread was deleted: finish the clean-up now.
+            if saved:
+                await _delete_thread(graph, key)
+            raise NotPausedError(interrupts=True)
+        run.graph_input = Command(resume=resume_values(resume, pause.batch))
+        check_resumed_instructions(resume, recorded)
+        if pause.hidden:  # fork from the pause, past the cut-off attempt
+            run.resume_from = pause.batch.checkpoint_id
+    elif pause is None:
+        # A leftover without pending interrupts is a dead run: start afresh.
+        # (A new run's thread has nothing to delete.)
+        if saved:
+            await _delete_thread(graph, key)
+        run.graph_input = await _input(spec, run.config, graph)
+        recorded = instructions_digest(spec.instructions)
+    else:
+        run.pending = pause.batch
+    if recorded is not None:  # kept with every checkpoint of the run
+        metadata = run.runnable_config.setdefault("metadata", {})
+        metadata[INSTRUCTIONS_METADATA_KEY] = recorded
+
+
 @asynccontextmanager
 async def prepare_run(
     request: GraphRequest,
@@ -234,16 +254,7 @@ async def prepare_run(
     instructions: str | None = None,
     config: GraphConfig | None = None,
 ) -> AsyncIterator[PreparedRun]:
-    """Prepare one graph run; an async context manager owning its resources.
-
-    For a graph declaring ``GraphFeature.INTERRUPTS`` the context holds the
-    run's coordinator lease for its whole life, reads the checkpoint, checks
-    a ``resume`` against the durable pending batch, and on exit deletes the
-    checkpoint thread as the run's :class:`Disposition` says: a first
-    request's thread unless it handed out a batch; a resume's only once its
-    graph finished (a resume cut off by a failure or a cancellation keeps the
-    pause it answered). Clean-up is shielded and never replaces the original
-    error.
+    """Prepare one graph run: :func:`prepare_spec` of the run these describe.
 
     Args:
         request: The normalized request; ``request.model`` selects the graph.
@@ -265,105 +276,13 @@ async def prepare_run(
         The :class:`PreparedRun`, valid until the context exits.
 
     Raises:
-        InvalidRequestError: Unknown model (404) or invalid runtime settings.
-        RunBusyError: Another holder has this run's lease.
-        LeasesExhaustedError: This process holds as many leases as it may.
-        ResumeError: A resume the run cannot take (see
-            :func:`~langgraph_openai_serve.graph.interrupt.resume_values`):
-            nothing is paused (:class:`NotPausedError`), the answers do not
-            match, or the instructions changed.
-        GraphError: A graph factory or adapter produced something unusable.
+        Exception: What :func:`prepare_spec` raises (unknown model, invalid
+            settings, a busy lease, a resume the run cannot take, ...).
 
     """
-    config = config or registry.get_graph(request.model)
-    interrupts = config.supports(GraphFeature.INTERRUPTS)
-    if resume is not None and not interrupts:
-        raise NotPausedError(interrupts=False)
-    if not checkpoint_scope:
-        msg = "The checkpoint scope resolver returned an empty scope."
-        raise GraphError(msg)
-    graph = await config.resolve_graph()
-    context = await config.build_context(request, graph)
-    usage = UsageCollector()
-    if interrupts:
-        run_id = resume.run_id if resume is not None else (run_id or uuid.uuid4())
-    runnable_config = build_runnable_config(
-        config,
-        request,
-        [usage],
-        request_id=request_id,
-        operation_id=str(run_id) if interrupts else None,
+    spec = RunSpec(request, messages, config, resume, run_id, instructions)
+    prepared = prepare_spec(
+        spec, registry, checkpoint_scope=checkpoint_scope, request_id=request_id
     )
-    if not interrupts:
-        yield PreparedRun(
-            request=request,
-            config=config,
-            graph=graph,
-            graph_input=await config.build_input(
-                request, graph_messages(config, graph, messages)
-            ),
-            context=context,
-            runnable_config=runnable_config,
-            _usage=usage,
-        )
-        return
-
-    assert run_id is not None
-    key = checkpoint_key(checkpoint_scope, request.model, run_id)
-    runnable_config["configurable"] = {"thread_id": key}
-    async with AsyncExitStack() as stack:
-        lease = await stack.enter_async_context(
-            measured_lease(registry.run_coordinator, key, request.model)
-        )
-        pause, saved = await _read_thread(graph, runnable_config, run_id)
-        pending = pause.batch if pause is not None else None
-        recorded = pause.instructions if pause is not None else None
-        resume_from = None
-        if resume is not None:
-            if pause is None:
-                # What is left, if anything, is a finished run cut off before
-                # its thread was deleted: finish the clean-up now.
-                if saved:
-                    await _delete_thread(graph, key)
-                raise NotPausedError(interrupts=True)
-            graph_input: Any = Command(resume=resume_values(resume, pause.batch))
-            check_resumed_instructions(resume, recorded)
-            if pause.hidden:  # fork from the pause, past the cut-off attempt
-                resume_from = pause.batch.checkpoint_id
-            pending = None
-        elif pending is None:
-            # A leftover without pending interrupts is a dead run: start afresh.
-            # (A new run's thread has nothing to delete.)
-            if saved:
-                await _delete_thread(graph, key)
-            graph_input = await config.build_input(
-                request, graph_messages(config, graph, messages)
-            )
-            recorded = instructions_digest(instructions)
-        else:
-            graph_input = None
-        if recorded is not None:  # kept with every checkpoint of the run
-            runnable_config.setdefault("metadata", {})[INSTRUCTIONS_METADATA_KEY] = (
-                recorded
-            )
-        run = PreparedRun(
-            request=request,
-            config=config,
-            graph=graph,
-            graph_input=graph_input,
-            context=context,
-            runnable_config=runnable_config,
-            _usage=usage,
-            run_id=run_id,
-            pending=pending,
-            resume_from=resume_from,
-            lease=lease,
-        )
-        try:
-            yield run
-        finally:
-            # A lost lease may have a new holder: write (delete) nothing more.
-            if run.disposition is Disposition.CLEANUP and await _still_held(
-                graph, lease
-            ):
-                await _delete_thread(graph, key)
+    async with prepared as run:
+        yield run

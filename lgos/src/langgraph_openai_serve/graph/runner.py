@@ -45,6 +45,7 @@ from langgraph_openai_serve.graph.prepare import (
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import RUN_NAME
+from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.graph.session import RunSession
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "PreparedRun",
     "RunEvent",
     "RunSession",
+    "RunSpec",
     "TextChunk",
     "TextParity",
     "prepare_run",

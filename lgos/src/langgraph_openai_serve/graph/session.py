@@ -2,11 +2,14 @@
 
 Every caller runs a graph through a :class:`RunSession`: both HTTP routes,
 the background worker, and ``run_langgraph``/``run_langgraph_stream``. The
-session holds what :func:`~.prepare.prepare_run` built (and an interrupt
-run's lease) from :meth:`~RunSession.prepare` until it is released; its
-:meth:`~RunSession.batches` hand out the graph's events, and the result (the
-answer, or the pause) only once the run is released, so whoever receives
-the result finds the run free and a finished run's checkpoint deleted.
+session takes a :class:`~.run_spec.RunSpec` (:meth:`RunSession.from_spec`;
+the constructor builds one from its arguments) and holds what
+:func:`~.prepare.prepare_spec` built (and an interrupt run's lease) from
+:meth:`~RunSession.prepare`, the one place preparation starts, until it is
+released; its :meth:`~RunSession.batches` hand out the graph's events, and
+the result (the answer, or the pause) only once the run is released, so
+whoever receives the result finds the run free and a finished run's
+checkpoint deleted.
 
 The session also records the run's Prometheus metrics
 (:mod:`langgraph_openai_serve.metrics`): the run in flight from preparation
@@ -47,10 +50,11 @@ from langgraph_openai_serve.graph.interrupt import (
 from langgraph_openai_serve.graph.prepare import (
     DEFAULT_CHECKPOINT_SCOPE,
     PreparedRun,
-    prepare_run,
+    prepare_spec,
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.graph.run_stop import RunStop
 from langgraph_openai_serve.metrics import (
     INTERRUPTS_PAUSED,
@@ -64,6 +68,9 @@ __all__ = ["RunSession"]
 
 class RunSession:
     """One graph run, from preparation to its released result.
+
+    The constructor's arguments are those of a :class:`~.run_spec.RunSpec`
+    and of :meth:`from_spec`.
 
     Args:
         request: The normalized request; ``request.model`` selects the graph.
@@ -79,6 +86,10 @@ class RunSession:
             digest is kept so that resumes may repeat them).
         stop: A switch that stops the run early (a server shutting down);
             also settable as the ``stop`` attribute before :meth:`batches`.
+
+    Raises:
+        NotPausedError: A resume with a ``config`` that never pauses (the
+            spec's rule; without ``config`` it surfaces in :meth:`prepare`).
 
     """
 
@@ -96,23 +107,54 @@ class RunSession:
         instructions: str | None = None,
         stop: RunStop | None = None,
     ) -> None:
-        self.request = request
+        spec = RunSpec(request, messages, config, resume, run_id, instructions)
+        self._hold(spec, registry, checkpoint_scope, request_id, stop)
+
+    def _hold(
+        self,
+        spec: RunSpec,
+        registry: GraphRegistry,
+        checkpoint_scope: str,
+        request_id: str | None,
+        stop: RunStop | None,
+    ) -> None:
+        self.spec = spec
+        self.registry = registry
+        self.checkpoint_scope = checkpoint_scope
+        self.request_id = request_id
         self.stop = stop
-        self._resuming = resume is not None
-        self._prepare = prepare_run(
-            request,
-            messages,
-            registry,
-            checkpoint_scope=checkpoint_scope,
-            resume=resume,
-            run_id=run_id,
-            request_id=request_id,
-            instructions=instructions,
-            config=config,
-        )
         self._stack = AsyncExitStack()
         self._run: PreparedRun | None = None
         self._in_flight = False
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: RunSpec,
+        registry: GraphRegistry,
+        *,
+        checkpoint_scope: str = DEFAULT_CHECKPOINT_SCOPE,
+        request_id: str | None = None,
+        stop: RunStop | None = None,
+    ) -> RunSession:
+        """Return the (unprepared) session of the run ``spec`` describes.
+
+        Args:
+            spec: The run, as a decoder (or a direct caller) specified it.
+            registry: Where the graph is registered.
+            checkpoint_scope: Server-trusted scope of interrupt checkpoints.
+            request_id: Correlation ID recorded in the run's config metadata.
+            stop: A switch that stops the run early (a server shutting down).
+
+        """
+        session = cls.__new__(cls)
+        session._hold(spec, registry, checkpoint_scope, request_id, stop)
+        return session
+
+    @property
+    def request(self) -> GraphRequest:
+        """The normalized request (``request.model`` names the graph)."""
+        return self.spec.request
 
     @property
     def run(self) -> PreparedRun:
@@ -136,16 +178,22 @@ class RunSession:
         """Prepare the run; its errors surface here, before any event.
 
         Raises:
-            Exception: Whatever :func:`~.prepare.prepare_run` raises (unknown
+            Exception: Whatever :func:`~.prepare.prepare_spec` raises (unknown
                 model, invalid settings, a busy lease, a resume the run
                 cannot take, a failing graph factory); nothing is held then.
 
         """
-        self._run = await self._stack.enter_async_context(self._prepare)
+        prepared = prepare_spec(
+            self.spec,
+            self.registry,
+            checkpoint_scope=self.checkpoint_scope,
+            request_id=self.request_id,
+        )
+        self._run = await self._stack.enter_async_context(prepared)
         model = self.request.model
         RUNS_IN_FLIGHT.labels(model).inc()
         self._in_flight = True
-        if self._resuming:
+        if self.spec.resume is not None:
             INTERRUPTS_RESUMED.labels(model).inc()
         return self._run
 

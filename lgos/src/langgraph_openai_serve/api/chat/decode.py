@@ -4,7 +4,9 @@
 /chat/completions``: it looks up the model's :class:`GraphConfig` once
 (refusing interrupt models, which only the Responses API can resume), checks
 the request against the served subset, turns ``messages`` into LangChain
-messages, and checks tools and file inputs against the graph.
+messages, and checks tools and file inputs against the graph. The run is one
+frozen :class:`~langgraph_openai_serve.graph.run_spec.RunSpec`, handed to
+:func:`~langgraph_openai_serve.api.runs.start_run` as it is.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from langgraph_openai_serve.graph.request import (
     NamedFunctionToolChoice,
     ToolChoice,
 )
-from langgraph_openai_serve.graph.session import RunSession
+from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.metrics import note_model
 
 __all__ = ["ChatPlan", "decode_chat_request"]
@@ -173,33 +175,17 @@ def _generation(
 
 @dataclass(frozen=True, slots=True)
 class ChatPlan:
-    """A decoded Chat Completions request, ready to run and encode.
+    """A decoded Chat Completions request: the run to start and its frame.
 
     Attributes:
-        graph_request: The protocol-neutral request.
-        messages: The conversation as LangChain messages.
-        config: The model's registered graph, looked up once.
+        run: The run: the protocol-neutral request, the conversation as
+            LangChain messages, and the model's graph (looked up once).
         frame: The completion's identity (ID, creation time, usage chunk).
 
     """
 
-    graph_request: GraphRequest
-    messages: list[BaseMessage]
-    config: GraphConfig
+    run: RunSpec
     frame: ChatFrame
-
-    def session(
-        self, registry: GraphRegistry, *, checkpoint_scope: str, request_id: str | None
-    ) -> RunSession:
-        """Return the (unprepared) :class:`RunSession` of this request."""
-        return RunSession(
-            self.graph_request,
-            self.messages,
-            registry,
-            config=self.config,
-            checkpoint_scope=checkpoint_scope,
-            request_id=request_id,
-        )
 
 
 def decode_chat_request(
@@ -269,4 +255,4 @@ def decode_chat_request(
         service_tier=request.service_tier,
         metadata=request.metadata,
     )
-    return ChatPlan(graph_request, messages, config, frame)
+    return ChatPlan(RunSpec(graph_request, messages, config), frame)

@@ -25,12 +25,7 @@ async def create_chat_completion(request: Request) -> Response:
     body = await parse_body(request, ChatCompletionRequest)
     registry = request.app.state.graph_registry
     plan = decode_chat_request(body, registry)
-    run = await start_run(
-        request,
-        lambda scope, request_id: plan.session(
-            registry, checkpoint_scope=scope, request_id=request_id
-        ),
-    )
+    run = await start_run(request, plan.run)
     if body.stream:
         return run.sse(stream_chat_completion(plan.frame, run.session))
     return await run.json(collect_chat_completion(plan.frame, run.session))

@@ -83,7 +83,7 @@ async def submit_background(request: Request, body: ResponseCreateRequest) -> Re
         )
     # Validated as the foreground would; the run UUID is chosen now.
     plan = decode_response_request(body, registry, config=config)
-    run_id = plan.run_id or uuid.uuid4()
+    run_id = plan.run.run_id or uuid.uuid4()
     scope = await resolve_scope(request)
     payload = body.model_dump(mode="json", exclude_unset=True)
     request_id, headers = request_id_headers()

@@ -1,10 +1,12 @@
-"""Decode a Responses request: the neutral request, the messages, the run's identity.
+"""Decode a Responses request: the run to start, and the Response to fill.
 
 :func:`decode_response_request` is the whole decode stage of ``POST
 /responses``: it checks the request against the served subset, looks up the
-model's :class:`GraphConfig` once (handed on to the run), checks tools and
-file inputs against it, turns ``input`` into messages or a resume, and lays
-out the Response's identity (a ``resp_lg_`` ID for interrupt runs).
+model's :class:`GraphConfig` once, checks tools and file inputs against it,
+turns ``input`` into messages or a resume, and lays out the Response's
+identity (a ``resp_lg_`` ID for interrupt runs). The run is one frozen
+:class:`~langgraph_openai_serve.graph.run_spec.RunSpec`, handed to
+:func:`~langgraph_openai_serve.api.runs.start_run` as it is.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from langgraph_openai_serve.api.generation import generation_settings
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.input_items import input_messages
 from langgraph_openai_serve.api.responses.interrupts import (
-    NOT_A_PAUSE,
     RUN_ID_METADATA_KEY,
     decode_resume,
     interrupt_response_id,
     new_nonce,
     parse_run_id,
+    resume_error,
 )
 from langgraph_openai_serve.api.responses.request import (
     CustomToolChoice,
@@ -40,7 +42,7 @@ from langgraph_openai_serve.graph.generation import (
     GenerationControl,
     GenerationSettings,
 )
-from langgraph_openai_serve.graph.interrupt import InterruptResume
+from langgraph_openai_serve.graph.interrupt import InterruptResume, ResumeError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.request import (
     ClientFunctionTool,
@@ -49,8 +51,8 @@ from langgraph_openai_serve.graph.request import (
     NamedFunctionToolChoice,
     ToolChoice,
 )
+from langgraph_openai_serve.graph.run_spec import RunSpec, check_resumable
 from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
-from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.metrics import note_model
 
 __all__ = ["ResponsePlan", "decode_response_request"]
@@ -108,49 +110,23 @@ def _tool_choice(
 
 @dataclass(frozen=True, slots=True)
 class ResponsePlan:
-    """A decoded Responses request, ready to run and encode.
+    """A decoded Responses request: the run to start and the Response to fill.
 
     Attributes:
         request: The validated request, echoed in the Response.
-        graph_request: The protocol-neutral request.
-        messages: The conversation as LangChain messages (empty on resume).
-        config: The model's registered graph, looked up once.
-        resume: The answers to a paused run (``previous_response_id``).
-        run_id: The run UUID of an interrupt run (the caller's
-            ``metadata.lgos_run_id``, the resumed run's, or a new one), else
-            None.
+        run: The run: the protocol-neutral request, the conversation (empty
+            on resume), the model's graph (looked up once), the resume
+            (``previous_response_id``), the run UUID of an interrupt run (the
+            caller's ``metadata.lgos_run_id``, the resumed run's, or a new
+            one) and the client's instructions.
         frame: The Response to fill: its ID (``resp_lg_…`` for interrupt
             runs), creation time and echoed fields.
 
     """
 
     request: ResponseCreateRequest
-    graph_request: GraphRequest
-    messages: list[BaseMessage]
-    config: GraphConfig
-    resume: InterruptResume | None
-    run_id: uuid.UUID | None
+    run: RunSpec
     frame: ResponseFrame
-
-    def session(
-        self,
-        registry: GraphRegistry,
-        *,
-        checkpoint_scope: str,
-        request_id: str | None,
-    ) -> RunSession:
-        """Return the (unprepared) :class:`RunSession` of this request."""
-        return RunSession(
-            self.graph_request,
-            self.messages,
-            registry,
-            config=self.config,
-            checkpoint_scope=checkpoint_scope,
-            resume=self.resume,
-            run_id=self.run_id,
-            request_id=request_id,
-            instructions=self.request.instructions,
-        )
 
 
 def decode_response_request(
@@ -205,8 +181,12 @@ def decode_response_request(
     else:
         messages = input_messages(request)
     config = config or registry.get_graph(request.model)
-    if resume is not None and not config.supports(GraphFeature.INTERRUPTS):
-        raise InvalidRequestError(NOT_A_PAUSE, param="previous_response_id")
+    try:
+        # Before the generation and tool checks: a client chaining Responses
+        # automatically learns first that this model never pauses.
+        check_resumable(config, resume)
+    except ResumeError as exc:
+        raise resume_error(exc) or exc from None
     graph_request = GraphRequest(
         model=request.model,
         metadata=metadata,
@@ -226,7 +206,8 @@ def decode_response_request(
             run_id = run_id or uuid.uuid4()
             frame.nonce = new_nonce()
             frame.response_id = interrupt_response_id(run_id, frame.nonce)
-    return ResponsePlan(request, graph_request, messages, config, resume, run_id, frame)
+    run = RunSpec(graph_request, messages, config, resume, run_id, request.instructions)
+    return ResponsePlan(request, run, frame)
 
 
 def _generation(

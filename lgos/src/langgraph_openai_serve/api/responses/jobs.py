@@ -44,6 +44,7 @@ from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError
+from langgraph_openai_serve.graph.session import RunSession
 from langgraph_openai_serve.metrics import BACKGROUND_RUNS, model_label
 from langgraph_openai_serve.request_context import current_request_id, log_context
 
@@ -256,12 +257,13 @@ async def execute_background_job(
             plan = decode_response_request(
                 request, registry, frame=frame, run_id=uuid.UUID(job.run_id)
             )
-            session = plan.session(
+            session = RunSession.from_spec(
+                plan.run,
                 registry,
                 checkpoint_scope=job.owner_scope,
                 request_id=current_request_id(),  # the job's, bound above
+                stop=stop,
             )
-            session.stop = stop
             async with session:
                 response = await collect_response(frame, session)
             BACKGROUND_RUNS.labels(model, response["status"]).inc()

@@ -31,13 +31,7 @@ async def create_response(request: Request) -> Response:
         return await submit_background(request, body)
     registry = request.app.state.graph_registry
     plan = decode_response_request(body, registry)
-    run = await start_run(
-        request,
-        lambda scope, request_id: plan.session(
-            registry, checkpoint_scope=scope, request_id=request_id
-        ),
-        errors=resume_error,
-    )
+    run = await start_run(request, plan.run, errors=resume_error)
     if body.stream:
         return run.sse(stream_response(plan.frame, run.session))
     return await run.json(collect_response(plan.frame, run.session))
