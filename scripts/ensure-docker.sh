@@ -13,7 +13,8 @@
 #    root, exec root and socket (LGOS_DOCKER_SOCKET, default
 #    /run/lgos-docker/docker.sock), so it never touches a system engine's state.
 #    The storage driver is dockerd's choice (overlay2 where the kernel allows),
-#    or LGOS_DOCKER_STORAGE_DRIVER (for example vfs).
+#    or LGOS_DOCKER_STORAGE_DRIVER (for example vfs). Interfaces created from
+#    then on get no IPv6 (see below; LGOS_DOCKER_KEEP_IPV6=1 opts out).
 # 3. When `docker compose` is missing, Compose v2 (COMPOSE_VERSION) is built
 #    from the Go module proxy once, cached, and installed as the CLI plugin.
 #
@@ -60,6 +61,17 @@ else
             docker.io iptables ca-certificates >/dev/null
     fi
     mkdir -p "$run_dir" "$state"
+    # Every container start gives its host-side veth an IPv6 link-local
+    # address, and Chromium fails every request under way with
+    # net::ERR_NETWORK_CHANGED when an address appears (the browser tests run
+    # beside the Compose tests). The engine's networks are IPv4, so on the
+    # machine where we start the engine ourselves new interfaces get no IPv6;
+    # LGOS_DOCKER_KEEP_IPV6=1 leaves the setting alone.
+    if [ "${LGOS_DOCKER_KEEP_IPV6:-0}" != "1" ] \
+        && [ "$(sysctl -n net.ipv6.conf.default.disable_ipv6 2>/dev/null || echo 1)" = "0" ]; then
+        say "new network interfaces get no IPv6 (net.ipv6.conf.default.disable_ipv6=1; LGOS_DOCKER_KEEP_IPV6=1 keeps it)"
+        sysctl -qw net.ipv6.conf.default.disable_ipv6=1 || say "could not set it; going on"
+    fi
     say "starting dockerd on unix://$socket (data in $state, log in $run_dir/dockerd.log)"
     # A daemon of ours that died leaves its pid file; dockerd refuses to start over it.
     rm -f "$run_dir/dockerd.pid"

@@ -27,6 +27,7 @@ from tests.e2e.open_webui_page import (
     PNG_DATA_URL,
     attach,
     open_new_chat,
+    reload,
     send,
     wait_until_answered,
 )
@@ -218,7 +219,7 @@ def test_csv_upload_and_chart(
     expect(chart).to_be_visible(timeout=30_000)
     assert chart.evaluate("img => img.complete && img.naturalWidth > 0")
     # The image is kept with the chat: it is back after a reload.
-    page.reload()
+    reload(page)
     expect(page.locator(PNG_DATA_URL).last).to_be_visible(timeout=60_000)
 
 
@@ -250,7 +251,7 @@ def test_a_table_opens_in_the_file_view(
     expect(view).to_contain_text("column,count,sum,min,max,mean")
     expect(view).to_contain_text("count,3,16.0")
     page.keyboard.press("Escape")
-    page.reload()
+    reload(page)
     expect(page.get_by_role("button", name=name)).to_have_count(1, timeout=60_000)
 
 
