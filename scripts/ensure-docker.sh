@@ -41,6 +41,19 @@ plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
 say() { echo "ensure-docker: $*" >&2; }
 answers() { timeout 10 docker info >/dev/null 2>&1; }
 
+# Every container start gives its host-side veth an IPv6 link-local address,
+# and Chromium fails every request under way with net::ERR_NETWORK_CHANGED
+# when an address appears (the browser tests run beside the Compose tests).
+# The engine's networks are IPv4, so with the engine we start ourselves new
+# interfaces get no IPv6; LGOS_DOCKER_KEEP_IPV6=1 leaves the setting alone.
+quiet_ipv6() {
+    if [ "${LGOS_DOCKER_KEEP_IPV6:-0}" != "1" ] && [ "$(id -u)" -eq 0 ] \
+        && [ "$(sysctl -n net.ipv6.conf.default.disable_ipv6 2>/dev/null || echo 1)" = "0" ]; then
+        say "new network interfaces get no IPv6 (net.ipv6.conf.default.disable_ipv6=1; LGOS_DOCKER_KEEP_IPV6=1 keeps it)"
+        sysctl -qw net.ipv6.conf.default.disable_ipv6=1 || say "could not set it; going on"
+    fi
+}
+
 host=""
 if [ "$part" = "compose" ]; then
     :
@@ -48,6 +61,7 @@ elif command -v docker >/dev/null 2>&1 && answers; then
     host="${DOCKER_HOST:-}"
 elif command -v docker >/dev/null 2>&1 && DOCKER_HOST="unix://$socket" answers; then
     host="unix://$socket"
+    quiet_ipv6
 else
     if [ "$(id -u)" -ne 0 ]; then
         say "no Docker engine answers 'docker info', and starting one needs root."
@@ -61,17 +75,7 @@ else
             docker.io iptables ca-certificates >/dev/null
     fi
     mkdir -p "$run_dir" "$state"
-    # Every container start gives its host-side veth an IPv6 link-local
-    # address, and Chromium fails every request under way with
-    # net::ERR_NETWORK_CHANGED when an address appears (the browser tests run
-    # beside the Compose tests). The engine's networks are IPv4, so on the
-    # machine where we start the engine ourselves new interfaces get no IPv6;
-    # LGOS_DOCKER_KEEP_IPV6=1 leaves the setting alone.
-    if [ "${LGOS_DOCKER_KEEP_IPV6:-0}" != "1" ] \
-        && [ "$(sysctl -n net.ipv6.conf.default.disable_ipv6 2>/dev/null || echo 1)" = "0" ]; then
-        say "new network interfaces get no IPv6 (net.ipv6.conf.default.disable_ipv6=1; LGOS_DOCKER_KEEP_IPV6=1 keeps it)"
-        sysctl -qw net.ipv6.conf.default.disable_ipv6=1 || say "could not set it; going on"
-    fi
+    quiet_ipv6
     say "starting dockerd on unix://$socket (data in $state, log in $run_dir/dockerd.log)"
     # A daemon of ours that died leaves its pid file; dockerd refuses to start over it.
     rm -f "$run_dir/dockerd.pid"
