@@ -114,6 +114,58 @@ def test_page_js_runs(
         )
 
 
+COMPLETE_FILES = [
+    (page, block)
+    for page in pages()
+    for block in python_blocks(page)
+    if block.module is not None and block.skip is None
+]
+
+
+@pytest.mark.timeout(PAGE_TIMEOUT + 30)
+@pytest.mark.parametrize(
+    ("page", "block"),
+    COMPLETE_FILES,
+    ids=[block.where for _, block in COMPLETE_FILES],
+)
+@pytest.mark.integration
+def test_complete_file_runs_as_a_file(page: Path, block: Block, tmp_path: Path) -> None:
+    """A block that is a whole file (first line ``# name.py``) works the way
+    an author pastes it: saved beside the page's other files in an empty
+    folder, then run with ``python name.py`` (``pytest name.py`` for a test
+    file), with no page namespace and no top-level ``await`` to lean on."""
+    for other in python_blocks(page):
+        if other.module is not None and other.skip is None:
+            (tmp_path / other.module).write_text(other.code, encoding="utf-8")
+    assert block.module is not None
+    command = [sys.executable, block.module]
+    if block.module.startswith("test_"):
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            block.module,
+        ]
+    result = subprocess.run(
+        command,
+        cwd=tmp_path,
+        env=clean_env() | OFFLINE,
+        capture_output=True,
+        text=True,
+        timeout=PAGE_TIMEOUT,
+    )
+    if result.returncode != 0:
+        pytest.fail(
+            f"{block.where} ({' '.join(command[1:])}) failed as a file:\n"
+            + result.stdout[-4000:]
+            + result.stderr[-8000:],
+            pytrace=False,
+        )
+
+
 def test_every_page_parses_and_skips_are_justified() -> None:
     skipped = []
     for page in pages():
@@ -125,6 +177,31 @@ def test_every_page_parses_and_skips_are_justified() -> None:
                 skipped.append(block.where)
     # Skips stay rare: each one is a block that cannot run by itself.
     assert len(skipped) <= 6, skipped
+
+
+def _awaits_at_top_level(code: str) -> bool:
+    try:
+        compile(code, "<block>", "exec")
+    except SyntaxError:
+        return True  # valid with top-level await (the next test checks that)
+    return False
+
+
+def test_pages_with_top_level_await_say_where_it_runs() -> None:
+    """A reader pasting a block with a top-level ``await`` into a script gets
+    a SyntaxError; each such page says where the blocks run as written and
+    points to the index's recipe for a script."""
+    silent = []
+    for page in pages():
+        if any(
+            _awaits_at_top_level(b.code)
+            for b in python_blocks(page)
+            if b.module is None and b.skip is None
+        ):
+            text = page.read_text(encoding="utf-8")
+            if "python -m asyncio" not in text and "python -m\nasyncio" not in text:
+                silent.append(str(page.relative_to(ROOT)))
+    assert silent == [], f"say where top-level await runs on: {silent}"
 
 
 def test_python_blocks_are_valid_python() -> None:
