@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import stat
 import uuid
@@ -45,6 +46,7 @@ from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.persistence import (
     AUTH_SECRET_ENV,
+    NO_STORAGE_NOTE,
     TRANSIENT,
     LgosDataLayer,
     ensure_auth_secret,
@@ -104,6 +106,28 @@ def test_schema_covers_every_key_chainlit_writes() -> None:
     assert "JSONB" not in "".join(schema_statements("sqlite"))
     with pytest.raises(ValueError):
         schema_statements("mysql")
+
+
+async def test_no_storage_client_is_one_info_line_not_warnings(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Shown files come back from the ledger, not from Chainlit's element
+    storage, which the demo leaves off on purpose: Chainlit's two warnings
+    about it (at start, and for each shown file) would alarm for nothing."""
+    caplog.set_level(logging.INFO)
+    layer = LgosDataLayer(resolve_database_url(settings(tmp_path)))
+    init_http_context()
+    image = cl.Image(name="chart.png", content=PNG, for_id=str(uuid.uuid4()))
+    assert await layer.create_element(image) is None
+    await layer.engine.dispose()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == []
+    infos = [
+        r.getMessage() for r in caplog.records if r.name == "lgos_chainlit.persistence"
+    ]
+    assert infos == [NO_STORAGE_NOTE]
+    # The filter is gone afterwards: Chainlit's other warnings still show.
+    assert logging.getLogger("chainlit").filters == []
 
 
 def _postgres_available() -> bool:

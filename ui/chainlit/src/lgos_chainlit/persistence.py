@@ -14,6 +14,11 @@ plus what the UI needs around it:
 - :meth:`LgosDataLayer.put_thread_metadata` merges keys into a thread's
   metadata and raises when it cannot (the UI saves the conversation ledger
   and a pending pause there *before* asking the user, and must know);
+- elements (the files a message shows) are not stored: the data layer has
+  no blob storage, on purpose, and a resumed chat shows its files again from
+  the conversation ledger (:mod:`lgos_chainlit.file_messages`). Chainlit's
+  warnings about the missing storage client (one at start, one per shown
+  file) are replaced by one INFO line saying so;
 - the writes of one step land in the order Chainlit made them (see
   :meth:`LgosDataLayer.create_step`), so a reopened thread shows each step
   as it last looked, finished, not as it was first sent.
@@ -126,6 +131,23 @@ class _StepWrites:
         self.users = 0
 
 
+NO_STORAGE_WARNING = "SQLAlchemyDataLayer storage client is not initialized"
+"""The start of the warning Chainlit's data layer logs without a storage client."""
+
+NO_STORAGE_NOTE = (
+    "Chat history is kept; files a message shows are not stored by Chainlit: "
+    "a resumed chat shows them again from its conversation"
+)
+"""The INFO line logged instead of Chainlit's storage-client warning."""
+
+
+class _DropNoStorageWarning(logging.Filter):
+    """Drops Chainlit's storage-client warning (see :data:`NO_STORAGE_WARNING`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(NO_STORAGE_WARNING)
+
+
 class LgosDataLayer(SQLAlchemyDataLayer):
     """Chainlit's SQLAlchemy data layer, on SQLite or PostgreSQL (see module)."""
 
@@ -139,7 +161,21 @@ class LgosDataLayer(SQLAlchemyDataLayer):
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             # Wait for a concurrent writer instead of failing at once.
             connect_args["timeout"] = 30
-        super().__init__(conninfo=url, connect_args=connect_args)
+        chainlit_logger = logging.getLogger("chainlit")
+        drop = _DropNoStorageWarning()
+        chainlit_logger.addFilter(drop)
+        try:
+            super().__init__(conninfo=url, connect_args=connect_args)
+        finally:
+            chainlit_logger.removeFilter(drop)
+        logger.info(NO_STORAGE_NOTE)
+
+    async def create_element(self, element: Any) -> None:
+        """Store nothing; return None.
+
+        Shown files come back from the conversation ledger (see module), so
+        Chainlit's per-file "no blob_storage_client" warning has no cause here.
+        """
 
     async def create_schema(self) -> None:
         """Create the tables and add missing columns; safe to run every start."""
