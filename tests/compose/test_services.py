@@ -318,10 +318,18 @@ def test_chainlit_command_line_runs_chainlit_on_the_healthchecked_port(
     import chainlit.cli
 
     import lgos_chainlit.__main__ as ui_main
+    import lgos_chainlit.site_guard
     from lgos_chainlit.paths import APP_FILE
     from lgos_chainlit.settings import get_settings
 
     service_env(services["chainlit"])
+    # Recorded, not installed: the middleware would stay on Chainlit's one app.
+    guarded: list[str] = []
+    monkeypatch.setattr(
+        lgos_chainlit.site_guard,
+        "install",
+        lambda app, sio, settings, host: guarded.append(host),
+    )
     monkeypatch.setenv("DEMO_CHAINLIT_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("CHAINLIT_AUTH_SECRET", raising=False)
     monkeypatch.setattr(ui_main, "port_problem", lambda host, port: None)
@@ -339,6 +347,7 @@ def test_chainlit_command_line_runs_chainlit_on_the_healthchecked_port(
         ["run", str(APP_FILE), "--headless", "--host", "0.0.0.0", "--port", "8001"]
     ]
     assert urlsplit(healthcheck_urls(services["chainlit"])[0]).port == 8001
+    assert guarded == ["0.0.0.0"]
 
 
 # --- healthcheck routes -------------------------------------------------------

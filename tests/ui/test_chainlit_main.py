@@ -109,3 +109,31 @@ def test_the_default_login_on_the_network_does_not_start(tmp_path: Path) -> None
 def test_no_other_site_may_read_the_ui_with_the_users_cookies() -> None:
     config = tomllib.loads((APP_ROOT / ".chainlit" / "config.toml").read_text())
     assert config["project"]["allow_origins"] == []
+
+
+def test_the_ui_answers_its_own_names_and_pages(tmp_path: Path) -> None:
+    from lgos_chainlit.settings import ChainlitSettings
+    from lgos_chainlit.site_guard import LOOPBACK_HOSTS, allowed_hosts, same_host_origin
+
+    def settings(**values: object) -> ChainlitSettings:
+        return ChainlitSettings(data_dir=tmp_path, **values)  # type: ignore[arg-type]
+
+    assert allowed_hosts(settings(), "127.0.0.1") == list(LOOPBACK_HOSTS)
+    # Compose: bound to 0.0.0.0 in the container, published on loopback.
+    assert allowed_hosts(settings(publish_address="127.0.0.1"), "0.0.0.0") == list(
+        LOOPBACK_HOSTS
+    )
+    # Published on the network with no names given: any name, as it cannot know.
+    assert allowed_hosts(settings(publish_address="192.0.2.7"), "0.0.0.0") == ["*"]
+    named = settings(allowed_hosts="Chat.Example.com, *.corp.example")
+    assert allowed_hosts(named, "0.0.0.0") == [
+        *LOOPBACK_HOSTS,
+        "chat.example.com",
+        "*.corp.example",
+    ]
+    environ = {"HTTP_HOST": "127.0.0.1:8001"}
+    assert same_host_origin("http://127.0.0.1:8001", environ)
+    assert same_host_origin("https://127.0.0.1:8001", environ)  # behind TLS
+    assert not same_host_origin("http://127.0.0.1:8002", environ)
+    assert not same_host_origin("http://evil.example", environ)
+    assert not same_host_origin(None, environ)

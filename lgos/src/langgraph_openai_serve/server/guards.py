@@ -39,6 +39,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from langgraph_openai_serve.errors import error_envelope
 
@@ -126,7 +127,11 @@ class HostOriginGuard:
             path under it.
 
     Refusals are JSON in OpenAI's error envelope: 421 ``invalid_host``,
-    403 ``cross_origin_request``. Other scopes than HTTP pass unchanged.
+    403 ``cross_origin_request``. A WebSocket handshake (a chat UI's socket)
+    is checked the same way and refused by closing it before it is accepted,
+    which the server answers with HTTP 403 (the ASGI specification's rule);
+    a browser sends ``Origin`` on every handshake. Other scopes (lifespan)
+    pass unchanged.
 
     """
 
@@ -164,7 +169,7 @@ class HostOriginGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one connection, refusing a request from a foreign page."""
-        if scope["type"] != "http" or self._exempt(scope["path"]):
+        if scope["type"] not in ("http", "websocket") or self._exempt(scope["path"]):
             await self.app(scope, receive, send)
             return
         headers = {k: v for k, v in scope["headers"] if k in (b"host", b"origin")}
@@ -197,6 +202,10 @@ class HostOriginGuard:
 async def _refuse(
     status: int, message: str, code: str, scope: Scope, receive: Receive, send: Send
 ) -> None:
+    if scope["type"] == "websocket":
+        # 1008: policy violation. Closed before acceptance: an HTTP 403.
+        await WebSocketClose(code=1008, reason=code)(scope, receive, send)
+        return
     body = error_envelope(message, code=code)
     await JSONResponse(body, status_code=status)(scope, receive, send)
 

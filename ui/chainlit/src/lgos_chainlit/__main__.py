@@ -10,7 +10,8 @@ Before starting Chainlit it makes sure ``CHAINLIT_AUTH_SECRET`` is set
 :func:`lgos_chainlit.persistence.ensure_auth_secret`) and that the port is
 free: Chainlit itself exits with status 0 when it cannot listen, this exits
 with status 1 and says why. It also refuses to start reachable beyond this
-machine with the documented demo password (:func:`exposed_default_login`).
+machine with the documented demo password (:func:`exposed_default_login`),
+and answers only its own host names and pages (:mod:`lgos_chainlit.site_guard`).
 """
 
 from __future__ import annotations
@@ -119,6 +120,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     from lgos_chainlit.settings import get_settings
 
     ensure_auth_secret(get_settings().data_dir)
+
+    from chainlit.server import app, sio
+
+    from lgos_chainlit.site_guard import install
+
+    install(app, sio, get_settings(), host)
 
     from chainlit.cli import cli
 

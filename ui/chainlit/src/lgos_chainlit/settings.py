@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import openai
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from lgos_chainlit.paths import DEFAULT_DATA_DIR
 
@@ -132,6 +132,15 @@ class ChainlitSettings(BaseSettings):
         default=SecretStr(DEFAULT_DEMO_PASSWORD),
         description="The demo login's password.",
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default=[],
+        description=(
+            "Host names (comma separated; `*.example.com` for subdomains) the UI "
+            "answers to besides localhost and 127.0.0.1. Unset: loopback names "
+            "only while the UI is reached on a loopback address, any name "
+            "otherwise. A page under another name (DNS rebinding) gets HTTP 400."
+        ),
+    )
     publish_address: str | None = Field(
         default=None,
         description=(
@@ -141,6 +150,13 @@ class ChainlitSettings(BaseSettings):
             "login needs a password of your own."
         ),
     )
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [name.strip().lower() for name in value.split(",") if name.strip()]
+        return value
 
 
 @lru_cache(maxsize=1)
