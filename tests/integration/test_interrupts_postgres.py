@@ -7,6 +7,7 @@ import concurrent.futures
 import json
 import os
 import signal
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import timedelta
@@ -121,6 +122,87 @@ def test_twenty_concurrent_resumes_run_once(two_servers: list[str]) -> None:
     replay = httpx.post(f"{two_servers[1]}/responses", json=body, timeout=30)
     assert replay.status_code == 409
     assert replay.json()["error"]["code"] == "interrupt_state_conflict"
+
+
+def _stored(uri: str) -> list[tuple[Any, ...]]:
+    """Every checkpoint and pending write in the database, to prove none changed."""
+    with psycopg.connect(uri) as conn:
+        checkpoints = conn.execute(
+            "select thread_id, checkpoint_id, metadata::text from checkpoints"
+            " order by thread_id, checkpoint_id"
+        ).fetchall()
+        writes = conn.execute(
+            "select thread_id, checkpoint_id, task_id, idx from checkpoint_writes"
+            " order by 1, 2, 3, 4"
+        ).fetchall()
+    return [*checkpoints, *writes]
+
+
+def _advisory_locks(uri: str) -> int:
+    with psycopg.connect(uri) as conn:
+        row = conn.execute(
+            "select count(*) from pg_locks l join pg_database d on d.oid = l.database"
+            " where l.locktype = 'advisory' and l.granted"
+            " and d.datname = current_database()"
+        ).fetchone()
+    assert row is not None
+    return row[0]
+
+
+def test_a_pending_run_id_goes_back_only_to_its_own_request(
+    two_servers: list[str], postgres_uri: str
+) -> None:
+    a, b = two_servers
+    run_id = str(uuid.uuid4())
+    body = {
+        "model": "approval",
+        "input": "Refund order 45",
+        "metadata": {"lgos_run_id": run_id},
+    }
+    paused = client(a).responses.create(**body)
+    # The same request, retried on the other server: the pause, re-emitted.
+    retried = client(b).responses.create(**body)
+    assert retried.id != paused.id
+    assert [c.arguments for c in retried.output if c.type == "function_call"] == [
+        c.arguments for c in paused.output if c.type == "function_call"
+    ]
+    stored = _stored(postgres_uri)
+    # Another request naming the UUID: 422, and nothing taken or written.
+    for base in (a, b):
+        for other in ({"input": "Refund order 46"}, {"instructions": "Approve."}):
+            reply = httpx.post(
+                f"{base}/responses", json={**body, **other, "stream": True}, timeout=30
+            )
+            assert reply.status_code == 422, reply.text
+            error = reply.json()["error"]
+            assert (error["code"], error["param"]) == (
+                "run_id_reused",
+                "metadata.lgos_run_id",
+            )
+    assert _stored(postgres_uri) == stored
+    assert _advisory_locks(postgres_uri) == 0
+    done = client(b).responses.create(**resume_body(paused, "approve"))
+    assert done.output_text == "Decision: approve"
+    assert thread_count(postgres_uri) == 0
+
+
+def test_a_pause_kept_without_a_fingerprint_goes_to_any_first_request(
+    two_servers: list[str], postgres_uri: str
+) -> None:
+    # What pauses written before LGOS kept fingerprints look like.
+    a, b = two_servers
+    run_id = str(uuid.uuid4())
+    body = {"model": "approval", "input": "x", "metadata": {"lgos_run_id": run_id}}
+    client(a).responses.create(**body)
+    with psycopg.connect(postgres_uri) as conn:
+        stripped = conn.execute(
+            "update checkpoints set metadata = metadata - 'lgos.request_sha256'"
+            " where metadata ? 'lgos.request_sha256'"
+        ).rowcount
+    assert stripped > 0
+    other = client(b).responses.create(**{**body, "input": "something else"})
+    done = client(a).responses.create(**resume_body(other, "approve"))
+    assert done.output_text == "Decision: approve"
 
 
 def test_kill_nine_releases_the_lease(postgres_uri: str, tmp_path: Path) -> None:

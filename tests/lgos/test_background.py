@@ -446,6 +446,48 @@ async def test_background_interrupts(env: tuple[Env, AsyncOpenAI]) -> None:
     assert bg_done.output_text == "Decision: reject"
 
 
+async def test_a_pending_run_id_in_the_background(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # The same first request, sent again in the background, gets its pause back;
+    # another request naming the UUID fails in the worker and takes nothing.
+    state, client = env
+    body: dict[str, Any] = {
+        "model": "approval",
+        "input": "refund?",
+        "metadata": {"lgos_run_id": str(uuid.uuid4())},
+    }
+    paused = await client.responses.create(**body)
+    [call] = [i for i in paused.output if i.type == "function_call"]
+    again = await poll(
+        client, (await client.responses.create(**body, background=True)).id
+    )
+    assert again.status == "completed"
+    [repeated] = [i for i in again.output if i.type == "function_call"]
+    assert repeated.arguments == call.arguments
+    assert repeated.call_id != call.call_id
+    other = await poll(
+        client,
+        (
+            await client.responses.create(
+                **{**body, "input": "something else"}, background=True
+            )
+        ).id,
+    )
+    assert other.status == "failed"
+    assert other.error is not None
+    assert "metadata.lgos_run_id names a paused run" in other.error.message
+    assert state.counter.prepare == 1
+    done = await client.responses.create(
+        model="approval",
+        previous_response_id=paused.id,
+        input=[
+            {"type": "function_call_output", "call_id": call.call_id, "output": "ok"}
+        ],
+    )
+    assert done.output_text == "Decision: ok"
+
+
 @pytest.mark.parametrize("outcome", ["failed", "cancelled"])
 async def test_a_background_resume_cut_off_keeps_its_pause(
     env: tuple[Env, AsyncOpenAI], outcome: str

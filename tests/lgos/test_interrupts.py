@@ -31,6 +31,7 @@ from langgraph_openai_serve import (
 )
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator, Lease
 from langgraph_openai_serve.graph.interrupt import (
+    REQUEST_METADATA_KEY,
     checkpoint_key,
     delete_expired_interrupt_runs,
 )
@@ -352,6 +353,145 @@ async def test_caller_run_id_retry_reemits_the_batch(
                 model="approval", input="x", metadata={"lgos_run_id": bad}
             )
         assert raised.value.param == "metadata.lgos_run_id"
+
+
+async def checkpoints(state: Env) -> list[tuple[str, str, str]]:
+    """Every stored checkpoint: (thread, checkpoint ID, metadata as JSON)."""
+    found = [
+        (
+            c.config["configurable"]["thread_id"],
+            c.config["configurable"]["checkpoint_id"],
+            json.dumps(c.metadata, sort_keys=True, default=str),
+        )
+        async for c in state.saver.alist(None)
+    ]
+    return sorted(found)
+
+
+def forget_fingerprints(saver: InMemorySaver) -> int:
+    """Strip the request fingerprint from every checkpoint, as pauses kept before
+    LGOS recorded it look; return how many checkpoints had one."""
+    had = 0
+    for namespaces in saver.storage.values():
+        for stored in namespaces.values():
+            for checkpoint_id, (checkpoint, metadata, parent) in list(stored.items()):
+                fields = saver.serde.loads_typed(metadata)
+                had += fields.pop(REQUEST_METADATA_KEY, None) is not None
+                stored[checkpoint_id] = (
+                    checkpoint,
+                    saver.serde.dumps_typed(fields),
+                    parent,
+                )
+    return had
+
+
+async def test_a_retry_of_the_same_request_reemits_however_it_is_delivered(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    state, client = env
+    run_id = str(uuid.uuid4())
+    body: dict[str, Any] = {
+        "model": "approval",
+        "input": [{"role": "user", "content": "Refund order 7"}],
+        "instructions": "Be brief.",
+        "metadata": {"lgos_run_id": run_id, "conversation_id": "chat-1"},
+    }
+    first = await client.responses.create(**body)
+    # The same request, with its defaults spelled out, other bookkeeping
+    # metadata and streamed: the same pending question, new IDs.
+    retried = {
+        **body,
+        "input": [{"type": "message", "role": "user", "content": "Refund order 7"}],
+        "metadata": {"lgos_run_id": run_id, "conversation_id": "chat-2"},
+        "stream": True,
+    }
+    reply = await client._client.post("http://lgos/v1/responses", json=retried)
+    assert reply.status_code == 200
+    final = [e["data"] for e in parse_sse(reply.text)][-1]["response"]
+    [call] = [i for i in final["output"] if i["type"] == "function_call"]
+    assert call["arguments"] == calls_of(first)[0].arguments
+    assert call["call_id"] != calls_of(first)[0].call_id
+    assert (state.counter.prepare, state.counter.review) == (1, 1)
+    done = await client.responses.create(
+        model="approval",
+        previous_response_id=final["id"],
+        input=[
+            {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}
+        ],
+    )
+    assert done.output_text == "Decision: ok"
+
+
+async def test_another_request_with_a_pending_run_id_is_refused(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # Before the fingerprint, any request naming the UUID got the pending
+    # question and fresh call IDs able to answer it; the owner then got 409.
+    state, client = env
+    run_id = str(uuid.uuid4())
+    first = await client.responses.create(
+        model="approval", input="Refund order 8", metadata={"lgos_run_id": run_id}
+    )
+    kept = await checkpoints(state)
+    http = client._client
+    others: list[dict[str, Any]] = [
+        {"input": "Refund order 9"},
+        {"input": [{"role": "user", "content": "Refund order 9"}]},
+        {"input": "Refund order 8", "instructions": "Approve everything."},
+        {"input": "Refund order 9", "stream": True},
+    ]
+    for other in others:
+        reply = await http.post(
+            "http://lgos/v1/responses",
+            json={"model": "approval", "metadata": {"lgos_run_id": run_id}, **other},
+        )
+        assert reply.status_code == 422, (other, reply.text)
+        error = reply.json()["error"]
+        assert error["type"] == "invalid_request_error"
+        assert error["code"] == "run_id_reused"
+        assert error["param"] == "metadata.lgos_run_id"
+        assert "previous_response_id" in error["message"]
+        # Nothing was taken: no lease held, no checkpoint written or deleted.
+        assert state.coordinator.held == frozenset()
+        assert await checkpoints(state) == kept
+    with pytest.raises(openai.UnprocessableEntityError) as raised:
+        await client.responses.create(
+            model="approval", input="x", metadata={"lgos_run_id": run_id}
+        )
+    assert raised.value.code == "run_id_reused"
+    assert (state.counter.prepare, state.counter.review) == (1, 1)
+    # The owner's pause is intact: its own calls still resume it.
+    done = await client.responses.create(
+        model="approval",
+        previous_response_id=first.id,
+        input=answers(calls_of(first), "approve"),
+        metadata={"lgos_run_id": run_id},
+    )
+    assert done.output_text == "Decision: approve"
+    assert await state.threads() == set()
+
+
+async def test_a_pause_kept_without_a_fingerprint_reemits_as_before(
+    env: tuple[Env, AsyncOpenAI],
+) -> None:
+    # Pauses stored before LGOS kept request fingerprints have none: any
+    # first request naming their UUID gets the batch, as it always did.
+    state, client = env
+    run_id = str(uuid.uuid4())
+    first = await client.responses.create(
+        model="approval", input="Refund order 10", metadata={"lgos_run_id": run_id}
+    )
+    assert forget_fingerprints(state.saver) > 0
+    other = await client.responses.create(
+        model="approval", input="Something else", metadata={"lgos_run_id": run_id}
+    )
+    [call] = calls_of(other)
+    assert call.arguments == calls_of(first)[0].arguments
+    assert (state.counter.prepare, state.counter.review) == (1, 1)
+    done = await client.responses.create(
+        model="approval", previous_response_id=other.id, input=answers([call], "ok")
+    )
+    assert done.output_text == "Decision: ok"
 
 
 async def test_other_scope_cannot_address_the_run(env: tuple[Env, AsyncOpenAI]) -> None:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import interrupt
 
-from langgraph_openai_serve import GraphConfig, GraphRegistry, GraphRequest
+from langgraph_openai_serve import (
+    GraphConfig,
+    GraphFeature,
+    GraphRegistry,
+    GraphRequest,
+)
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.graph.interrupt import (
     InterruptMismatchError,
@@ -19,6 +26,7 @@ from langgraph_openai_serve.graph.interrupt import (
     LangGraphInterruptBatch,
     MissingAnswersError,
     NotPausedError,
+    RunIdReusedError,
 )
 from langgraph_openai_serve.graph.runner import (
     TextChunk,
@@ -27,6 +35,7 @@ from langgraph_openai_serve.graph.runner import (
     run_langgraph_stream,
     stream_run,
 )
+from langgraph_openai_serve.graph.session import RunSession
 from tests.lgos.graphs import make_registry
 from tests.lgos.interrupt_graphs import interrupt_registry
 
@@ -268,3 +277,77 @@ async def test_a_direct_resume_is_checked_against_the_pause() -> None:
             resume=InterruptResume(batch.run_id, {pending.id: "no"}),
         )
     assert finished.value.interrupts is True
+
+
+def _two_question_registry(saver: InMemorySaver) -> GraphRegistry:
+    """A graph that pauses twice in a row: a first answer leads to a second pause."""
+
+    class TwoQuestions(MessagesState):
+        answers: list[str]
+
+    def first(state: TwoQuestions) -> dict[str, Any]:
+        return {"answers": [interrupt({"question": "First?"})]}
+
+    def second(state: TwoQuestions) -> dict[str, Any]:
+        answer = interrupt({"question": "Second?"})
+        return {"messages": [AIMessage(", ".join([*state["answers"], answer]))]}
+
+    builder = StateGraph(TwoQuestions)
+    builder.add_node("first", first)
+    builder.add_node("second", second)
+    builder.add_edge(START, "first")
+    builder.add_edge("first", "second")
+    return GraphRegistry(
+        graphs={
+            "two": GraphConfig(
+                graph=builder.compile(checkpointer=saver),
+                description="Asks twice.",
+                features={GraphFeature.INTERRUPTS},
+            )
+        },
+        run_coordinator=InMemoryRunCoordinator(),
+    )
+
+
+async def _session_result(registry: GraphRegistry, **spec: Any) -> Any:
+    messages = spec.pop("messages", [])
+    async with RunSession(
+        GraphRequest(model="two"), messages, registry, **spec
+    ) as session:
+        async for batch in session.batches(stream=False):
+            for event in batch:
+                if isinstance(event, AIMessage | LangGraphInterruptBatch):
+                    return event
+    raise AssertionError("no result")
+
+
+async def test_the_first_requests_fingerprint_guards_every_pause_of_its_run() -> None:
+    """The fingerprint goes with the run's checkpoints past a resume: a later
+    pause, too, goes back only to a retry of the request that started the run."""
+    saver = InMemorySaver()
+    registry = _two_question_registry(saver)
+    run_id = uuid.uuid4()
+    first = await _session_result(
+        registry, messages=[HumanMessage("x")], run_id=run_id, fingerprint="f1"
+    )
+    assert isinstance(first, LangGraphInterruptBatch)
+    [pending] = first.interrupts
+    second = await _session_result(
+        registry, resume=InterruptResume(run_id, {pending.id: "a"})
+    )
+    assert isinstance(second, LangGraphInterruptBatch)
+    assert second.checkpoint_id != first.checkpoint_id
+    with pytest.raises(RunIdReusedError):
+        await _session_result(
+            registry, messages=[HumanMessage("y")], run_id=run_id, fingerprint="f2"
+        )
+    again = await _session_result(
+        registry, messages=[HumanMessage("x")], run_id=run_id, fingerprint="f1"
+    )
+    assert again == second  # re-delivered: the same pending batch, nothing ran
+    [pending] = second.interrupts
+    answer = await _session_result(
+        registry, resume=InterruptResume(run_id, {pending.id: "b"})
+    )
+    assert isinstance(answer, AIMessage)
+    assert answer.text == "a, b"

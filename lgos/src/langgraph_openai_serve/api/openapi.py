@@ -35,7 +35,8 @@ _WHY = {
     "`interrupt_state_conflict`).",
     413: "The body is over `LGOS_MAX_REQUEST_BYTES` (`request_too_large`).",
     422: "A background `Idempotency-Key` reused with other content "
-    "(`idempotency_key_reused`).",
+    "(`idempotency_key_reused`), or a `metadata.lgos_run_id` naming a paused run "
+    "that another request started (`run_id_reused`).",
     500: "The graph or the server failed (`server_error`).",
     503: "A background run is not visible yet; retry (`idempotency_key_pending`).",
 }

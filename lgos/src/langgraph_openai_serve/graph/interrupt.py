@@ -37,6 +37,7 @@ from langgraph_openai_serve.graph.coordinator import (
 __all__ = [
     "INSTRUCTIONS_METADATA_KEY",
     "OPERATION_ID_METADATA_KEY",
+    "REQUEST_METADATA_KEY",
     "InMemoryRunCoordinator",
     "InstructionsChangedError",
     "InterruptMismatchError",
@@ -47,7 +48,9 @@ __all__ = [
     "Pause",
     "PendingInterrupt",
     "ResumeError",
+    "RunIdReusedError",
     "check_resumed_instructions",
+    "check_retried_request",
     "checkpoint_key",
     "delete_expired_interrupt_runs",
     "find_pause",
@@ -63,6 +66,12 @@ OPERATION_ID_METADATA_KEY = "lgos.operation_id"
 INSTRUCTIONS_METADATA_KEY = "lgos.instructions_sha256"
 """Checkpoint metadata key: the SHA-256 of the instructions an interrupt run
 started with (absent when it had none), so a resume may repeat them."""
+REQUEST_METADATA_KEY = "lgos.request_sha256"
+"""Checkpoint metadata key: the fingerprint of the first request that started
+an interrupt run (its adapter's digest, :attr:`RunSpec.fingerprint
+<langgraph_openai_serve.graph.run_spec.RunSpec.fingerprint>`), kept with every
+checkpoint of the run, so that only a retry of that request re-delivers its
+pause (:func:`check_retried_request`). Absent on pauses recorded without one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +129,11 @@ class InterruptResume:
 
 
 class ResumeError(Exception):
-    """A resume the run cannot take; adapters map each kind to their protocol."""
+    """A request a paused run cannot take; adapters map each kind to their protocol.
+
+    Mostly a resume that does not fit the pause; :class:`RunIdReusedError` is
+    a first request naming a paused run it did not start.
+    """
 
 
 class NotPausedError(ResumeError):
@@ -168,6 +181,21 @@ class InstructionsChangedError(ResumeError):
         super().__init__("A resume may repeat the run's instructions, not change them.")
 
 
+class RunIdReusedError(ResumeError):
+    """A first request names a paused run's UUID but is not the request that started it.
+
+    Only a retry of the very request that started a run re-delivers its
+    pause (the specification's rule on retrying with a caller-chosen run
+    UUID); another request with that UUID is refused and leaves the pause as
+    it was, as a reused idempotency key is.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This run UUID belongs to a paused run that another request started."
+        )
+
+
 def checkpoint_key(scope: str, model: str, run_id: uuid.UUID) -> str:
     """Return the fixed-length thread key for a run (64 hex characters).
 
@@ -208,6 +236,31 @@ def check_resumed_instructions(resume: InterruptResume, recorded: str | None) ->
         raise InstructionsChangedError
 
 
+def check_retried_request(fingerprint: str | None, recorded: str | None) -> None:
+    """Allow a first request to re-deliver a pause only if it retries the run's own.
+
+    The specification lets a caller choose a run's UUID so that it can retry
+    a lost initial request: the retry re-delivers the pending batch. A
+    request with other content is not that retry, so it must not receive the
+    pause (and fresh call IDs able to answer it).
+
+    Args:
+        fingerprint: The first request's fingerprint (an adapter's digest of
+            what makes two requests the same), or None when it has none.
+        recorded: The fingerprint kept with the pause
+            (:data:`REQUEST_METADATA_KEY`), or None for a pause recorded
+            without one (before LGOS kept them): then any first request
+            naming the run re-delivers it, as it always did.
+
+    Raises:
+        RunIdReusedError: The pause has a fingerprint and the request's
+            differs from it (or the request has none).
+
+    """
+    if recorded is not None and fingerprint != recorded:
+        raise RunIdReusedError
+
+
 def resume_values(
     resume: InterruptResume, batch: LangGraphInterruptBatch
 ) -> dict[str, Any]:
@@ -236,7 +289,7 @@ _PAUSE_SEARCH_DEPTH = 3
 
 @dataclass(frozen=True, slots=True)
 class Pause:
-    """A run's pause: its batch, instructions digest, and whether it is hidden.
+    """A run's pause: its batch, the digests it keeps, and whether it is hidden.
 
     Attributes:
         batch: Every pending interrupt of the pause's checkpoint.
@@ -244,12 +297,16 @@ class Pause:
             checkpoint (:data:`INSTRUCTIONS_METADATA_KEY`), or None.
         hidden: A later checkpoint (left by a cut-off resume) hides the pause;
             a resume forks from the pause's checkpoint.
+        fingerprint: The fingerprint of the request that started the run
+            (:data:`REQUEST_METADATA_KEY`), or None for a pause recorded
+            without one.
 
     """
 
     batch: LangGraphInterruptBatch
     instructions: str | None
     hidden: bool
+    fingerprint: str | None = None
 
 
 async def find_pause(
@@ -300,8 +357,10 @@ async def read_pause(
         checkpoint_id=snapshot.config.get("configurable", {})["checkpoint_id"],
         interrupts=tuple(PendingInterrupt(i.id, i.value) for i in snapshot.interrupts),
     )
-    digest = (snapshot.metadata or {}).get(INSTRUCTIONS_METADATA_KEY)
-    return Pause(batch, digest, hidden), True
+    metadata = snapshot.metadata or {}
+    digest = metadata.get(INSTRUCTIONS_METADATA_KEY)
+    fingerprint = metadata.get(REQUEST_METADATA_KEY)
+    return Pause(batch, digest, hidden, fingerprint), True
 
 
 async def delete_expired_interrupt_runs(

@@ -29,10 +29,12 @@ from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
 from langgraph_openai_serve.graph.interrupt import (
     INSTRUCTIONS_METADATA_KEY,
+    REQUEST_METADATA_KEY,
     InterruptResume,
     NotPausedError,
     Pause,
     check_resumed_instructions,
+    check_retried_request,
     checkpoint_key,
     find_pause,
     instructions_digest,
@@ -146,7 +148,8 @@ async def prepare_spec(
             :func:`~langgraph_openai_serve.graph.interrupt.resume_values`):
             nothing is paused (:class:`NotPausedError`; ``interrupts=False``
             for a graph that never pauses), the answers do not match, or the
-            instructions changed.
+            instructions changed; or a first request naming a paused run it
+            did not start (:class:`~.interrupt.RunIdReusedError`).
         GraphError: A graph factory or adapter produced something unusable.
 
     """
@@ -205,17 +208,22 @@ async def _pause_point(run: PreparedRun, spec: RunSpec, key: str) -> None:
 
     A resume answers the pause (forking past a cut-off attempt that hides
     it); a first request whose run is paused re-delivers the pause
-    (``run.pending``); any other first request starts afresh, deleting what a
-    dead run left.
+    (``run.pending``) if it retries the request that started the run (same
+    fingerprint, or a pause kept without one); any other first request
+    starts afresh, deleting what a dead run left. The digests of the run's
+    instructions and first request go with every checkpoint it writes.
 
     Raises:
         ResumeError: A resume the run cannot take.
+        RunIdReusedError: A first request naming a paused run it did not
+            start; nothing is written.
 
     """
     graph, resume = run.graph, spec.resume
     assert run.run_id is not None
     pause, saved = await read_pause(graph, run.runnable_config, run.run_id)
     recorded = pause.instructions if pause is not None else None
+    fingerprint = pause.fingerprint if pause is not None else None
     if resume is not None:
         if pause is None:
             # What is left, if anything, is a finished run cut off before
@@ -234,11 +242,16 @@ async def _pause_point(run: PreparedRun, spec: RunSpec, key: str) -> None:
             await _delete_thread(graph, key)
         run.graph_input = await _input(spec, run.config, graph)
         recorded = instructions_digest(spec.instructions)
+        fingerprint = spec.fingerprint
     else:
+        check_retried_request(spec.fingerprint, pause.fingerprint)
         run.pending = pause.batch
-    if recorded is not None:  # kept with every checkpoint of the run
-        metadata = run.runnable_config.setdefault("metadata", {})
+    # Kept with every checkpoint of the run.
+    metadata = run.runnable_config.setdefault("metadata", {})
+    if recorded is not None:
         metadata[INSTRUCTIONS_METADATA_KEY] = recorded
+    if fingerprint is not None:
+        metadata[REQUEST_METADATA_KEY] = fingerprint
 
 
 @asynccontextmanager
@@ -253,6 +266,7 @@ async def prepare_run(
     request_id: str | None = None,
     instructions: str | None = None,
     config: GraphConfig | None = None,
+    fingerprint: str | None = None,
 ) -> AsyncIterator[PreparedRun]:
     """Prepare one graph run: :func:`prepare_spec` of the run these describe.
 
@@ -271,6 +285,10 @@ async def prepare_run(
             them.
         config: ``request.model``'s registered graph, when the caller
             already looked it up (an adapter's decoder does).
+        fingerprint: A first request's fingerprint
+            (:attr:`~.run_spec.RunSpec.fingerprint`): kept with a new run's
+            checkpoints; a paused run named by ``run_id`` is re-delivered
+            only to a request with the fingerprint it kept.
 
     Yields:
         The :class:`PreparedRun`, valid until the context exits.
@@ -280,7 +298,7 @@ async def prepare_run(
             settings, a busy lease, a resume the run cannot take, ...).
 
     """
-    spec = RunSpec(request, messages, config, resume, run_id, instructions)
+    spec = RunSpec(request, messages, config, resume, run_id, instructions, fingerprint)
     prepared = prepare_spec(
         spec, registry, checkpoint_scope=checkpoint_scope, request_id=request_id
     )

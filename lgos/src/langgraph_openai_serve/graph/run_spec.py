@@ -63,6 +63,14 @@ class RunSpec:
             resume's is ``resume.run_id``).
         instructions: A new interrupt run's system instructions (their
             digest is kept so that resumes may repeat them).
+        fingerprint: A first request's fingerprint: a digest its adapter
+            computes over what makes two requests the same request (the
+            Responses adapter: model, input, instructions, tools, settings).
+            A new interrupt run keeps it with its checkpoints; a first
+            request naming a paused run re-delivers the pause only when its
+            fingerprint matches the one kept
+            (:func:`~.interrupt.check_retried_request`). None on resumes
+            and for callers that compute none.
 
     Raises:
         NotPausedError: ``resume`` is given and ``config`` is a graph that
@@ -76,6 +84,7 @@ class RunSpec:
     resume: InterruptResume | None = None
     run_id: uuid.UUID | None = None
     instructions: str | None = None
+    fingerprint: str | None = None
 
     def __post_init__(self) -> None:
         if self.config is not None:

@@ -84,6 +84,8 @@ class RunSession:
         request_id: Correlation ID recorded in the run's config metadata.
         instructions: A new interrupt run's system instructions (their
             digest is kept so that resumes may repeat them).
+        fingerprint: A first request's fingerprint
+            (:attr:`~.run_spec.RunSpec.fingerprint`), or None.
         stop: A switch that stops the run early (a server shutting down);
             also settable as the ``stop`` attribute before :meth:`batches`.
 
@@ -105,9 +107,12 @@ class RunSession:
         run_id: uuid.UUID | None = None,
         request_id: str | None = None,
         instructions: str | None = None,
+        fingerprint: str | None = None,
         stop: RunStop | None = None,
     ) -> None:
-        spec = RunSpec(request, messages, config, resume, run_id, instructions)
+        spec = RunSpec(
+            request, messages, config, resume, run_id, instructions, fingerprint
+        )
         self._hold(spec, registry, checkpoint_scope, request_id, stop)
 
     def _hold(

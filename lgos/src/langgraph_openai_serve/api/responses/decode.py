@@ -26,6 +26,7 @@ from langgraph_openai_serve.api.responses.interrupts import (
     interrupt_response_id,
     new_nonce,
     parse_run_id,
+    request_fingerprint,
     resume_error,
 )
 from langgraph_openai_serve.api.responses.request import (
@@ -118,7 +119,9 @@ class ResponsePlan:
             on resume), the model's graph (looked up once), the resume
             (``previous_response_id``), the run UUID of an interrupt run (the
             caller's ``metadata.lgos_run_id``, the resumed run's, or a new
-            one) and the client's instructions.
+            one), the client's instructions and, for a first request of an
+            interrupt graph, its fingerprint
+            (:func:`~.interrupts.request_fingerprint`).
         frame: The Response to fill: its ID (``resp_lg_…`` for interrupt
             runs), creation time and echoed fields.
 
@@ -206,7 +209,18 @@ def decode_response_request(
             run_id = run_id or uuid.uuid4()
             frame.nonce = new_nonce()
             frame.response_id = interrupt_response_id(run_id, frame.nonce)
-    run = RunSpec(graph_request, messages, config, resume, run_id, request.instructions)
+    fingerprint = None
+    if resume is None and config.supports(GraphFeature.INTERRUPTS):
+        fingerprint = request_fingerprint(request)
+    run = RunSpec(
+        graph_request,
+        messages,
+        config,
+        resume,
+        run_id,
+        request.instructions,
+        fingerprint,
+    )
     return ResponsePlan(request, run, frame)
 
 

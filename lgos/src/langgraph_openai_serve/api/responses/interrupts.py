@@ -11,6 +11,10 @@ paused Response's ID as ``previous_response_id``. Per Response, a random
   checkpoint generation and the interrupt, so a stale, forged or mixed call
   ID never validates.
 
+A first request naming its run UUID (``metadata.lgos_run_id``) carries its
+:func:`request_fingerprint`: only a retry of the request that started a
+paused run gets the pause back; another gets 422 ``run_id_reused``.
+
 The graph layer knows none of this: it gets an
 :class:`~langgraph_openai_serve.graph.interrupt.InterruptResume` keyed by
 interrupt ID with this module's token check as ``verify``, and raises neutral
@@ -26,11 +30,15 @@ import re
 import secrets
 import uuid
 
+import orjson
+from starlette import status
+
 from langgraph_openai_serve.api.answer import ToolCallOut
 from langgraph_openai_serve.api.responses.request import (
     FunctionCallOutputItem,
     ResponseCreateRequest,
 )
+from langgraph_openai_serve.client_settings import SETTINGS_METADATA_KEY
 from langgraph_openai_serve.errors import GraphError, InvalidRequestError
 from langgraph_openai_serve.graph.interrupt import (
     InstructionsChangedError,
@@ -40,12 +48,14 @@ from langgraph_openai_serve.graph.interrupt import (
     MissingAnswersError,
     NotPausedError,
     ResumeError,
+    RunIdReusedError,
 )
 
 __all__ = [
     "INTERRUPT_FUNCTION_NAME",
     "NOT_A_PAUSE",
     "RUN_ID_METADATA_KEY",
+    "RUN_ID_REUSED",
     "decode_resume",
     "interrupt_call_id",
     "interrupt_calls",
@@ -53,6 +63,7 @@ __all__ = [
     "new_nonce",
     "parse_interrupt_response_id",
     "parse_run_id",
+    "request_fingerprint",
     "resume_error",
 ]
 
@@ -60,6 +71,8 @@ INTERRUPT_FUNCTION_NAME = "lgos_interrupt"
 """The function name of the calls a paused Response ends with."""
 RUN_ID_METADATA_KEY = "lgos_run_id"
 """Request metadata key for a caller-chosen run UUID."""
+RUN_ID_REUSED = "run_id_reused"
+"""The error code (422) of a first request naming a paused run it did not start."""
 NOT_A_PAUSE = (
     "previous_response_id only resumes a paused interrupt run (a resp_lg_ Response "
     "ending in lgos_interrupt calls). LGOS stores no conversations: send the earlier "
@@ -125,6 +138,50 @@ def parse_run_id(value: str) -> uuid.UUID:
             param=f"metadata.{RUN_ID_METADATA_KEY}",
         )
     return run_id
+
+
+_FINGERPRINTED = frozenset(
+    {
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "temperature",
+        "top_p",
+        "max_output_tokens",
+        "reasoning",
+    }
+)
+"""The request fields that make two first requests the same request."""
+
+
+def request_fingerprint(request: ResponseCreateRequest) -> str:
+    """Return the fingerprint of a first request: what makes a retry the same request.
+
+    SHA-256 (64 hex digits) over the canonical JSON (sorted keys, defaults
+    filled in, ``null`` members left out) of the fields the run starts from:
+    ``model``, ``input``, ``instructions``, ``tools``, ``tool_choice``,
+    ``parallel_tool_calls``, the generation controls (``temperature``,
+    ``top_p``, ``max_output_tokens``, ``reasoning``) and the runtime settings
+    (``metadata.lgos_settings``). How the answer is delivered (``stream``,
+    ``background``, ``store``, ...), other metadata and client hints are
+    left out: a client may retry a lost request with them changed.
+
+    The specification re-delivers a paused run's batch to a retry of the
+    initial request carrying its ``metadata.lgos_run_id``; LGOS keeps this
+    fingerprint with the run's checkpoints and re-delivers only to a
+    request with the same one (the graph layer's ``check_retried_request``).
+    """
+    fields = request.model_dump(
+        mode="json", include=set(_FINGERPRINTED), exclude_none=True
+    )
+    settings = (request.metadata or {}).get(SETTINGS_METADATA_KEY)
+    canonical = {"lgos/request": 1, "fields": fields, "settings": settings}
+    return hashlib.sha256(
+        orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
 
 
 def interrupt_calls(batch: LangGraphInterruptBatch, nonce: str) -> list[ToolCallOut]:
@@ -241,10 +298,24 @@ def resume_error(exc: Exception) -> InvalidRequestError | None:
     - not paused, finished or expired, or answers that do not match the
       pending interrupts: 409 ``interrupt_state_conflict``;
     - unanswered interrupts: 400 ``input``;
-    - changed instructions: 400 ``instructions``.
+    - changed instructions: 400 ``instructions``;
+    - a first request naming a paused run it did not start (not the same
+      :func:`request_fingerprint`): 422 ``run_id_reused``,
+      ``metadata.lgos_run_id``, as a reused ``Idempotency-Key`` is refused.
     """
     if not isinstance(exc, ResumeError):
         return None
+    if isinstance(exc, RunIdReusedError):
+        return InvalidRequestError(
+            "metadata.lgos_run_id names a paused run that a different request "
+            "started; only a retry of that request (same model, input, "
+            "instructions, tools and settings) gets its pending calls. Choose a "
+            "new UUID for a new request, or resume the pause with "
+            "previous_response_id.",
+            code=RUN_ID_REUSED,
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+            param=f"metadata.{RUN_ID_METADATA_KEY}",
+        )
     if isinstance(exc, NotPausedError) and not exc.interrupts:
         return InvalidRequestError(NOT_A_PAUSE, param="previous_response_id")
     if isinstance(exc, NotPausedError | InterruptMismatchError):
