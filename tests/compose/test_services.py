@@ -101,7 +101,7 @@ def test_every_variable_is_read_by_a_settings_class(
 ) -> None:
     from opentelemetry.sdk import environment_variables as otel
 
-    from lgos_chainlit.persistence import AUTH_SECRET_ENV
+    from lgos_chainlit.auth_secret import AUTH_SECRET_ENV
 
     known = _known_variables()
     otel_names = {v for k, v in vars(otel).items() if k.startswith("OTEL_")}

@@ -44,12 +44,11 @@ from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
 from lgos_chainlit.history_schema import TABLES, schema_statements
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.auth_secret import AUTH_SECRET_ENV, ensure_auth_secret
 from lgos_chainlit.persistence import (
-    AUTH_SECRET_ENV,
     NO_STORAGE_NOTE,
     TRANSIENT,
     LgosDataLayer,
-    ensure_auth_secret,
     resolve_database_url,
 )
 from lgos_chainlit.rendering import render_function_step

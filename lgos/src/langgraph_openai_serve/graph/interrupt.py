@@ -1,4 +1,4 @@
-"""Interrupt runs, protocol-neutral: pauses, resumes, checkpoint keys, expiry.
+"""Interrupt runs, protocol-neutral: pauses, resumes and their checks.
 
 A paused run is addressed by its *run UUID* (chosen by LGOS or the caller)
 and its *checkpoint key*, ``SHA-256(scope, model, run UUID)``: the LangGraph
@@ -9,29 +9,37 @@ interrupt ID. How a protocol names pauses and answers (the Responses API's
 the adapter's business (:mod:`langgraph_openai_serve.api.responses.interrupts`):
 this module raises the neutral :class:`ResumeError` kinds. A run's pause is
 read from its checkpoints here too (:func:`find_pause`), both when a run is
-prepared and when its execution reports interrupts.
+prepared and when its execution reports interrupts. The checkpoint and
+metadata keys (:mod:`~langgraph_openai_serve.graph.interrupt_keys`) and the
+expiry of abandoned pauses (:mod:`~langgraph_openai_serve.graph.interrupt_expiry`)
+have modules of their own and are re-exported here, the path the
+specification names for :func:`delete_expired_interrupt_runs`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import hashlib
 import logging
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from langgraph_openai_serve.graph.coordinator import (
     InMemoryRunCoordinator,
-    RunBusyError,
-    RunCoordinator,
+)
+from langgraph_openai_serve.graph.interrupt_expiry import (
+    delete_expired_interrupt_runs,
+    sweep_forever,
+)
+from langgraph_openai_serve.graph.interrupt_keys import (
+    INSTRUCTIONS_METADATA_KEY,
+    OPERATION_ID_METADATA_KEY,
+    REQUEST_METADATA_KEY,
+    checkpoint_key,
+    instructions_digest,
 )
 
 __all__ = [
@@ -57,21 +65,10 @@ __all__ = [
     "instructions_digest",
     "read_pause",
     "resume_values",
+    "sweep_forever",
 ]
 
 logger = logging.getLogger(__name__)
-
-OPERATION_ID_METADATA_KEY = "lgos.operation_id"
-"""Checkpoint metadata key marking threads LGOS created (value: run UUID)."""
-INSTRUCTIONS_METADATA_KEY = "lgos.instructions_sha256"
-"""Checkpoint metadata key: the SHA-256 of the instructions an interrupt run
-started with (absent when it had none), so a resume may repeat them."""
-REQUEST_METADATA_KEY = "lgos.request_sha256"
-"""Checkpoint metadata key: the fingerprint of the first request that started
-an interrupt run (its adapter's digest, :attr:`RunSpec.fingerprint
-<langgraph_openai_serve.graph.run_spec.RunSpec.fingerprint>`), kept with every
-checkpoint of the run, so that only a retry of that request re-delivers its
-pause (:func:`check_retried_request`). Absent on pauses recorded without one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,23 +191,6 @@ class RunIdReusedError(ResumeError):
         super().__init__(
             "This run UUID belongs to a paused run that another request started."
         )
-
-
-def checkpoint_key(scope: str, model: str, run_id: uuid.UUID) -> str:
-    """Return the fixed-length thread key for a run (64 hex characters).
-
-    The scope (server-trusted, e.g. a tenant) and the model come first, so the
-    same run UUID in two scopes or models addresses two different threads.
-    """
-    material = f"lgos/v1\x00{len(scope)}:{scope}\x00{len(model)}:{model}\x00{run_id}"
-    return hashlib.sha256(material.encode()).hexdigest()
-
-
-def instructions_digest(instructions: str | None) -> str | None:
-    """Return the SHA-256 hex digest of ``instructions``, or None for none."""
-    if instructions is None:
-        return None
-    return hashlib.sha256(instructions.encode()).hexdigest()
 
 
 def check_resumed_instructions(resume: InterruptResume, recorded: str | None) -> None:
@@ -361,91 +341,3 @@ async def read_pause(
     digest = metadata.get(INSTRUCTIONS_METADATA_KEY)
     fingerprint = metadata.get(REQUEST_METADATA_KEY)
     return Pause(batch, digest, hidden, fingerprint), True
-
-
-async def delete_expired_interrupt_runs(
-    checkpointer: BaseCheckpointSaver,
-    run_coordinator: RunCoordinator,
-    *,
-    older_than: timedelta,
-) -> int:
-    """Delete paused LGOS runs whose latest checkpoint is older than ``older_than``.
-
-    Reads every checkpoint through ``alist()``, considers only threads whose
-    checkpoint metadata carries :data:`OPERATION_ID_METADATA_KEY`, skips runs
-    whose lease is held, and re-checks the age under the lease before
-    ``adelete_thread()``. Pattern source: LangGraph Agent Server's checkpointer
-    TTL.
-
-    Returns:
-        How many runs were deleted.
-
-    """
-    cutoff = datetime.now(UTC) - older_than
-    latest: dict[str, datetime] = {}
-    ours: set[str] = set()
-    async for item in checkpointer.alist(None):
-        thread_id = item.config.get("configurable", {})["thread_id"]
-        stamp = _checkpoint_time(item.checkpoint)
-        if stamp is not None and (thread_id not in latest or stamp > latest[thread_id]):
-            latest[thread_id] = stamp
-        if OPERATION_ID_METADATA_KEY in (item.metadata or {}):
-            ours.add(thread_id)
-    deleted = 0
-    for thread_id in sorted(ours):
-        if latest.get(thread_id, cutoff) >= cutoff:
-            continue
-        try:
-            async with run_coordinator.lease(thread_id):
-                if not await _still_expired(checkpointer, thread_id, cutoff):
-                    continue
-                await checkpointer.adelete_thread(thread_id)
-                deleted += 1
-        except RunBusyError:
-            continue
-    return deleted
-
-
-async def _still_expired(
-    checkpointer: BaseCheckpointSaver, thread_id: str, cutoff: datetime
-) -> bool:
-    config: Any = {"configurable": {"thread_id": thread_id}}
-    async for item in checkpointer.alist(config):
-        stamp = _checkpoint_time(item.checkpoint)
-        if stamp is None or stamp >= cutoff:
-            return False
-    return True
-
-
-def _checkpoint_time(checkpoint: Mapping[str, Any]) -> datetime | None:
-    raw = checkpoint.get("ts")
-    if not isinstance(raw, str):
-        return None
-    with contextlib.suppress(ValueError):
-        stamp = datetime.fromisoformat(raw)
-        return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
-    return None
-
-
-async def sweep_forever(
-    checkpointer: BaseCheckpointSaver,
-    run_coordinator: RunCoordinator,
-    *,
-    older_than: timedelta,
-    interval: timedelta,
-) -> None:
-    """Run :func:`delete_expired_interrupt_runs` every ``interval`` until cancelled.
-
-    Sweep failures are logged and retried at the next interval.
-    """
-    while True:
-        await asyncio.sleep(interval.total_seconds())
-        try:
-            count = await delete_expired_interrupt_runs(
-                checkpointer, run_coordinator, older_than=older_than
-            )
-        except Exception:
-            logger.exception("Interrupt TTL sweep failed")
-        else:
-            if count:
-                logger.info("Interrupt TTL sweep deleted %d expired run(s)", count)

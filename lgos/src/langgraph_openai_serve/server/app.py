@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
-from langgraph_openai_serve.graph.interrupt import sweep_forever
+from langgraph_openai_serve.graph.interrupt_expiry import sweep_forever
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.api_keys import (
     api_keys_from_settings,

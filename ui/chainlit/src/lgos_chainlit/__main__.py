@@ -7,7 +7,7 @@ ui/chainlit/src/lgos_chainlit/app.py --headless [options]``, e.g.::
 
 Before starting Chainlit it makes sure ``CHAINLIT_AUTH_SECRET`` is set
 (generated once into the data directory, see
-:func:`lgos_chainlit.persistence.ensure_auth_secret`) and that the port is
+:func:`lgos_chainlit.auth_secret.ensure_auth_secret`) and that the port is
 free: Chainlit itself exits with status 0 when it cannot listen, this exits
 with status 1 and says why. It also refuses to start reachable beyond this
 machine with the documented demo password (:func:`exposed_default_login`),
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if exposed is not None:
         sys.exit(f"lgos_chainlit: {exposed}")
 
-    from lgos_chainlit.persistence import ensure_auth_secret
+    from lgos_chainlit.auth_secret import ensure_auth_secret
     from lgos_chainlit.settings import get_settings
 
     ensure_auth_secret(get_settings().data_dir)

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from lgos_chainlit.persistence import ensure_auth_secret
+from lgos_chainlit.auth_secret import ensure_auth_secret
 from lgos_chainlit.settings import DEFAULT_DEMO_PASSWORD, get_settings
 
 __all__ = ["DEFAULT_DEMO_PASSWORD", "LOGIN_HINT_PATH", "login", "login_hint"]

@@ -24,9 +24,8 @@ plus what the UI needs around it:
   as it last looked, finished, not as it was first sent.
 
 The database is ``DEMO_CHAINLIT_DATABASE_URL`` (``postgresql://...`` runs on
-asyncpg), else SQLite at ``<data dir>/chainlit.sqlite3``. Login needs
-``CHAINLIT_AUTH_SECRET``: :func:`ensure_auth_secret` generates one into the
-data dir when it is unset.
+asyncpg), else SQLite at ``<data dir>/chainlit.sqlite3``. (The login's
+secret is :mod:`lgos_chainlit.auth_secret`'s.)
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ import asyncio
 import json
 import logging
 import os
-import secrets
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -56,11 +54,9 @@ from lgos_chainlit.history_schema import (
 from lgos_chainlit.settings import ChainlitSettings
 
 __all__ = [
-    "AUTH_SECRET_ENV",
     "SQLITE_FILE",
     "TRANSIENT",
     "LgosDataLayer",
-    "ensure_auth_secret",
     "resolve_database_url",
 ]
 
@@ -71,8 +67,6 @@ TRANSIENT = "lgos_transient"
 """A message whose ``metadata`` has this key set is shown, never saved: it
 says how things stand now (say, which MCP tools are attached), and a
 reopened thread shows it afresh instead of collecting one per opening."""
-AUTH_SECRET_ENV = "CHAINLIT_AUTH_SECRET"
-AUTH_SECRET_FILE = "chainlit-auth-secret"
 
 OWNER_TIMEOUT = 10.0
 """Seconds :meth:`LgosDataLayer.put_thread_metadata` waits for Chainlit to
@@ -389,30 +383,3 @@ class LgosDataLayer(SQLAlchemyDataLayer):
                     "metadata": json.dumps(dict(values)),
                 },
             )
-
-
-def ensure_auth_secret(data_dir: Path) -> str:
-    """Make sure ``CHAINLIT_AUTH_SECRET`` is set, and return it.
-
-    An existing environment value wins. Otherwise the secret is read from
-    ``<data_dir>/chainlit-auth-secret``, created (mode 0600) with a random
-    value on first use, and exported for Chainlit; keeping it across restarts
-    keeps users signed in.
-    """
-    current = os.environ.get(AUTH_SECRET_ENV)
-    if current:
-        return current
-    path = data_dir / AUTH_SECRET_FILE
-    try:
-        secret = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        secret = ""
-    if not secret:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        secret = secrets.token_urlsafe(48)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(secret + "\n")
-        logger.info("Generated a Chainlit auth secret in %s", path)
-    os.environ[AUTH_SECRET_ENV] = secret
-    return secret
