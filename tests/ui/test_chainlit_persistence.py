@@ -36,6 +36,7 @@ from chainlit.types import Pagination, ThreadFilter
 from chainlit.user import User
 from chainlit.utils import utc_now
 
+from lgos_chainlit.auth_secret import AUTH_SECRET_ENV, ensure_auth_secret
 from lgos_chainlit.chat_state import wait_for_saved_messages
 from lgos_chainlit.discovery import describe_model
 from lgos_chainlit.file_display import DISPLAY_FILE_OK
@@ -44,7 +45,6 @@ from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
 from lgos_chainlit.history_schema import TABLES, schema_statements
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
-from lgos_chainlit.auth_secret import AUTH_SECRET_ENV, ensure_auth_secret
 from lgos_chainlit.persistence import (
     NO_STORAGE_NOTE,
     TRANSIENT,
