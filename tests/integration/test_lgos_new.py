@@ -68,7 +68,24 @@ def generate(tmp_path: Path, name: str, template: str) -> Path:
         f"uv run lgos serve {name.replace('-', '_')}.registry:create_registry "
         "--port 8010"
     )
-    return tmp_path / name
+    project = tmp_path / name
+    # Tidy as generated: ruff's usual rules (imports sorted as in any project,
+    # where LGOS is a third-party package) and its formatting.
+    ruff = str(Path(sys.executable).with_name("ruff"))
+    for check in (
+        ["check", "--select", "E,F,W,I,B,UP,SIM,RUF", "--line-length", "88"],
+        ["format", "--check"],
+    ):
+        linted = subprocess.run(
+            [ruff, *check, "--isolated", "."],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert linted.returncode == 0, linted.stdout + linted.stderr
+    return project
 
 
 def run_its_tests(project: Path) -> str:
