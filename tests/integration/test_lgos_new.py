@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -133,6 +135,57 @@ def served(project: Path, factory: str) -> Iterator[str]:
             assert not alive, f"lgos outlived uv run\n{log.read_text()[-4000:]}"
 
 
+def install_as_the_image_does(project: Path, module: str, app: Path) -> None:
+    """Run the generated Dockerfile's build steps without Docker, into ``app``.
+
+    No engine is needed to check what the build relies on: the files it
+    mounts and copies exist once ``uv.lock`` does, ``uv sync --frozen
+    --no-dev --no-editable`` installs the lock (LGOS as a wheel built from
+    its path, no pytest), and the image's command finds the factory in the
+    folder it runs from.
+    """
+    dockerfile = (project / "Dockerfile").read_text()
+    for source in re.findall(r"--mount=type=bind,source=(\S+?),", dockerfile):
+        assert (project / source).is_file(), source
+    assert f"COPY {module} /app/{module}\n" in dockerfile
+    assert "uv sync --frozen --no-dev --no-editable\n" in dockerfile
+    [command] = re.findall(r"^CMD (\[.*\])$", dockerfile, re.MULTILINE)
+    assert json.loads(command)[:3] == [
+        "lgos",
+        "serve",
+        f"{module}.registry:create_registry",
+    ]
+    done = subprocess.run(
+        [uv(), "sync", "--frozen", "--no-dev", "--no-editable"],
+        cwd=project,
+        env={**project_env(), "UV_PROJECT_ENVIRONMENT": str(app / ".venv")},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    shutil.copytree(project / module, app / module)
+    assert (app / ".venv" / "bin" / "lgos").is_file()
+    probe = (
+        "import importlib.util, langgraph_openai_serve\n"
+        f"from {module}.registry import create_registry\n"
+        "print(langgraph_openai_serve.__file__)\n"
+        "print(importlib.util.find_spec('pytest') is None)\n"
+    )
+    found = subprocess.run(
+        [str(app / ".venv" / "bin" / "python"), "-c", probe],
+        cwd=app,
+        env=project_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    assert found[0].startswith(str(app / ".venv")), found  # a wheel, not the checkout
+    assert found[1] == "True"  # no dev dependencies
+
+
 def test_the_chat_template(tmp_path: Path) -> None:
     project = generate(tmp_path, "chat-bot", "chat")
     assert "2 passed" in run_its_tests(project)
@@ -145,6 +198,7 @@ def test_the_chat_template(tmp_path: Path) -> None:
             '"You are a helpful assistant. Answer briefly." '
             "I saw 1 conversation message."
         )
+    install_as_the_image_does(project, "chat_bot", tmp_path / "app")
 
 
 def test_the_interrupt_template(tmp_path: Path) -> None:
