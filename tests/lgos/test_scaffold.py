@@ -170,6 +170,14 @@ def test_a_folder_install_is_a_path_source(tmp_path: Path) -> None:
     assert source.uv_source == '{ path = "/src/my lgos/lgos" }'
     assert source.local_path == Path("/src/my lgos/lgos")
 
+    project = create_project("bot", parent=tmp_path, source=source)
+    readme = (project / "README.md").read_text()
+    assert "docker build --build-context lgos='/src/my lgos/lgos' -t bot ." in readme
+    assert (
+        'COPY --from=lgos [".", "/src/my lgos/lgos"]\n'
+        in (project / "Dockerfile").read_text()
+    )
+
 
 def test_a_git_install_is_a_git_source(tmp_path: Path) -> None:
     record = {
@@ -203,6 +211,15 @@ def test_a_wheel_file_or_url_is_a_path_or_url_source(tmp_path: Path) -> None:
     from_url = lgos_source(fake_distribution(tmp_path / "b", remote))
     assert from_file.uv_source == f'{{ path = "/dist/{wheel}" }}'
     assert from_file.local_path == Path(f"/dist/{wheel}")
+    project = create_project("bot", parent=tmp_path, source=from_file)
+    assert (
+        "docker build --build-context lgos=/dist -t bot ."
+        in (project / "README.md").read_text()
+    )
+    assert (
+        f'COPY --from=lgos ["{wheel}", "/dist/{wheel}"]\n'
+        in (project / "Dockerfile").read_text()
+    )
     assert from_url.uv_source == f'{{ url = "https://example.com/{wheel}" }}'
     assert from_url.local_path is None
 
@@ -280,7 +297,7 @@ def test_a_project_is_complete_and_filled_in(
     assert "COPY my_bot /app/my_bot" in docker
     if source == "checkout":
         lgos = (ROOT / "lgos").resolve()
-        assert f"COPY --from=lgos . {lgos.as_posix()}\n" in docker
+        assert f'COPY --from=lgos [".", "{lgos.as_posix()}"]\n' in docker
         assert f"docker build --build-context lgos={lgos} -t my-bot ." in readme
     else:
         assert "--from=lgos" not in docker

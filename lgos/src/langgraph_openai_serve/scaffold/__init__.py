@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import keyword
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from importlib import metadata
@@ -297,13 +298,16 @@ def _docker_values(name: str, source: LgosSource) -> dict[str, str]:
     # uv.lock records the path as pyproject.toml gives it (absolute), so the
     # build copies LGOS to that same path, from a build context named lgos.
     path = source.local_path
-    folder, copied = (path, ".") if path.is_dir() else (path.parent, path.name)
+    archive = path.name.endswith((".whl", ".tar.gz", ".zip"))
+    folder, copied = (path.parent, path.name) if archive else (path, ".")
     return {
-        "docker_build": f"docker build --build-context lgos={folder} -t {tag} .",
+        "docker_build": (
+            f"docker build --build-context lgos={shlex.quote(str(folder))} -t {tag} ."
+        ),
         "docker_lgos": (
             "# LGOS comes from a local path (pyproject.toml's [tool.uv.sources]):\n"
             "# the build context named lgos, copied to the path uv.lock records.\n"
-            f"COPY --from=lgos {copied} {path.as_posix()}\n"
+            f"COPY --from=lgos {json.dumps([copied, path.as_posix()])}\n"
         ),
     }
 
