@@ -23,6 +23,7 @@ from tests.architecture.imports import (
 PACKAGE = "langgraph_openai_serve"
 LAYERS = {
     "cli": 5,
+    "scaffold": 5,  # lgos new: the templates of new projects
     "server": 5,
     "integrations": 4,
     "": 3,  # the facade: langgraph_openai_serve/__init__.py

@@ -3,7 +3,9 @@
 ``lgos serve module:attribute [UVICORN OPTIONS]`` serves a registry factory;
 it accepts every Uvicorn option and ``UVICORN_*`` variable.
 ``lgos worker module:attribute`` runs the Hatchet worker for background
-Responses of the same registry.
+Responses of the same registry. ``lgos new NAME`` creates a uv project with a
+graph, its registry factory, an offline test and a Dockerfile (see
+:mod:`langgraph_openai_serve.scaffold`).
 
 ``lgos serve`` also serves Prometheus metrics (``GET /metrics``, and on
 ``LGOS_METRICS_PORT`` when set), merged across ``--workers`` processes; see
@@ -31,6 +33,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "The lgos command needs the server extra: langgraph-openai-serve[server]"
     raise SystemExit(msg) from exc
+
+from langgraph_openai_serve.scaffold import TEMPLATES
 
 __all__ = ["cli", "main"]
 
@@ -276,6 +280,52 @@ def worker(factory: str, name: str, slots: int | None, log_level: str) -> None:
     if settings.metrics_port is not None:
         _serve_metrics(settings.metrics_port, settings.metrics_host, {})
     run_worker(factory, name=name, slots=slots)
+
+
+@cli.command()
+@click.argument("name")
+@click.option(
+    "--template",
+    "-t",
+    default="chat",
+    show_default=True,
+    metavar="|".join(TEMPLATES),
+    help="The graph: "
+    + "; ".join(f"{key}, {text}" for key, text in TEMPLATES.items())
+    + ".",
+)
+def new(name: str, template: str) -> None:
+    """Create the uv project NAME: a graph served as the model NAME.
+
+    The folder NAME (in the current one; it must not exist, or be empty) gets
+    the graph, its registry factory, a test that runs offline with LGOS's
+    scripted model, .env.example, a README and a Dockerfile. The project
+    depends on this LGOS: the same version from the package index, or the
+    same source checkout. A bad name, template or folder is one line on
+    stderr and exit status 2.
+    """
+    from langgraph_openai_serve.scaffold import (
+        ScaffoldError,
+        create_project,
+        lgos_source,
+        module_name,
+    )
+
+    try:
+        source = lgos_source()
+        target = create_project(name, template, source=source)
+    except ScaffoldError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from None
+    factory = f"{module_name(name)}.registry:create_registry"
+    click.echo(
+        f"Created {target} from the {template} template: the model {name!r}.\n"
+        f"It gets LGOS from {source.origin}.\n\n"
+        "Next steps:\n"
+        f"  cd {name}\n"
+        "  uv run pytest\n"
+        f"  uv run lgos serve {factory} --port 8010"
+    )
 
 
 def main() -> None:
