@@ -20,6 +20,7 @@ from langgraph_openai_serve import (
     GraphConfig,
     GraphFeature,
     GraphRegistry,
+    GraphRequest,
     InMemoryBackgroundBackend,
     InMemoryRunCoordinator,
     LanggraphOpenaiServe,
@@ -381,6 +382,36 @@ async def test_the_applications_resolver_wins_and_can_read_the_tenant() -> None:
         )
     assert resumed.status == "completed"
     assert seen == ["acme", "globex"]
+
+
+async def test_the_graph_sees_the_scope_and_no_request_field_can_set_it() -> None:
+    seen: list[str] = []
+
+    def context(request: GraphRequest, settings: Any) -> None:
+        seen.append(request.scope)
+
+    graph = model_graph(OfflineChatModel(responder=echo_responder))
+    registry = GraphRegistry(
+        graphs={
+            "echo": GraphConfig(
+                graph=graph, description="Echoes.", context_factory=context
+            )
+        }
+    )
+    app = FastAPI()
+    keys = ApiKeys({ALPHA: "acme", SHARED: None})
+    LanggraphOpenaiServe(registry, app, api_keys=keys).bind_openai_api()
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lgos") as http:
+        claims: dict[str, Any] = {
+            "metadata": {"scope": "globex"},
+            "user": "globex",
+        }
+        await sdk(http, ALPHA).responses.create(model="echo", input="x", **claims)
+        await sdk(http, SHARED).chat.completions.create(
+            model="echo", messages=[{"role": "user", "content": "x"}]
+        )
+    assert seen == ["acme", "default"]
 
 
 # --- rotation --------------------------------------------------------------
