@@ -94,14 +94,10 @@ class FileCache:
     `resolve_file_inputs` call of the run. Concurrent fetches of the same ID
     share one download. Failures are remembered too.
 
-    Args:
-        tenant: The tenant the run's caller belongs to
-            (`lgos_demo_api.files_client.files_tenant`): every download acts
-            for it, so the run reads only that tenant's files. None for the
-            Files key's own (default) tenant.
-
     Attributes:
-        tenant: As given.
+        tenant: The run's caller's tenant (`files_tenant(request)`), for
+            which every download acts: the run reads only that tenant's
+            files. None for the Files key's own (default) tenant.
 
     """
 
