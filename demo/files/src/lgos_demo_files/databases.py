@@ -193,10 +193,19 @@ class PostgresConnection:
                 await conn.execute("select pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
                 await conn.execute(schema.create_table)
                 for column in schema.columns:
-                    await conn.execute(
-                        f"alter table demo_files add column if not exists "
-                        f"{column.name} {column.definition}"
+                    # Altered only when missing: `alter table` would lock the
+                    # table against every reader at each start.
+                    present = await conn.execute(
+                        "select 1 from information_schema.columns where "
+                        "table_schema = current_schema() and "
+                        "table_name = 'demo_files' and column_name = %s",
+                        (column.name,),
                     )
+                    if await present.fetchone() is None:
+                        await conn.execute(
+                            f"alter table demo_files add column "
+                            f"{column.name} {column.definition}"
+                        )
                 for statement in schema.indexes:
                     await conn.execute(statement)
         except BaseException:
