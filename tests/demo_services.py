@@ -77,23 +77,26 @@ def service_process(
 
 
 @contextmanager
-def files_service(cwd: Path, *, api_key: str | None = None) -> Iterator[str]:
+def files_service(
+    cwd: Path, *, api_key: str | None = None, env: dict[str, str] | None = None
+) -> Iterator[str]:
     """The Files service on a free port, its objects and metadata under
     ``cwd/files``; yields its address (``http://127.0.0.1:<port>``, the
     OpenAI-compatible routes under ``/v1``). ``api_key`` replaces the
-    development default key."""
+    development default key; ``env`` adds settings (``DEMO_FILES_API_KEYS``)."""
     port = free_port()
-    env = clean_env() | {
+    settings = clean_env() | {
         "DEMO_FILES_STORAGE_URL": str(cwd / "files" / "objects"),
         "DEMO_FILES_DATABASE_URL": str(cwd / "files" / "metadata.sqlite3"),
     }
+    settings |= env or {}
     if api_key is not None:
-        env["DEMO_FILES_API_KEY"] = api_key
+        settings["DEMO_FILES_API_KEY"] = api_key
     url = f"http://127.0.0.1:{port}"
     with service_process(
         "files",
         [sys.executable, "-m", "lgos_demo_files", "--port", str(port)],
-        env=env,
+        env=settings,
         cwd=cwd,
         ready=f"{url}/health",
     ):
@@ -107,19 +110,21 @@ def demo_api(
     *,
     files_key: str | None = None,
     chunk_delay: float = 0.0,
+    env: dict[str, str] | None = None,
 ) -> Iterator[str]:
     """The demo API (``lgos serve``, the offline model) on a free port, its
     ``display_file`` files in the Files service at ``files_url`` (with
     ``files_key`` when given); yields its address (``http://127.0.0.1:<port>``,
     the OpenAI routes under ``/v1``). ``chunk_delay``: seconds between the
-    offline model's chunks."""
+    offline model's chunks; ``env`` adds settings (``LGOS_API_KEYS``)."""
     port = free_port()
-    env = clean_env() | {
+    settings = clean_env() | {
         "DEMO_API_OFFLINE_CHUNK_DELAY": str(chunk_delay),
         "DEMO_API_FILES_BASE_URL": f"{files_url}/v1",
     }
     if files_key is not None:
-        env["DEMO_API_FILES_API_KEY"] = files_key
+        settings["DEMO_API_FILES_API_KEY"] = files_key
+    settings |= env or {}
     url = f"http://127.0.0.1:{port}"
     with service_process(
         "api",
@@ -130,7 +135,7 @@ def demo_api(
             "--port",
             str(port),
         ],
-        env=env,
+        env=settings,
         cwd=cwd,
         ready=f"{url}/v1/health",
     ):

@@ -122,8 +122,8 @@ async def test_unknown_and_malformed_ids_become_notes(
         [ask("Read", "file-gone", "../admin")], files
     )
     assert texts(resolved)[1:] == [  # type: ignore[arg-type]
-        "[attachment file-gone: not available — the Files API has no such "
-        "file; it may have expired or been deleted]",
+        "[attachment file-gone: not available — file not found: the Files API "
+        "has no such file for you; it may have expired or been deleted]",
         "[attachment ../admin: not available — this is not a Files API file ID]",
     ]
     assert "../admin" not in fake.retrievals  # never sent to the service

@@ -157,7 +157,7 @@ async def test_text_pdf_and_unreadable_attachments(env: Env) -> None:
     assert "- **report.pdf** is a PDF with 1 page; its text begins:" in text
     assert "> Revenue grew 12%.\n> Costs fell." in text
     assert "[attachment photo.png: image/png, 16 bytes — not readable]" in text
-    assert "[attachment file-expired: not available — the Files API has no such" in text
+    assert "[attachment file-expired: not available — file not found:" in text
 
 
 async def test_no_attachment_explains_what_to_do(env: Env) -> None:

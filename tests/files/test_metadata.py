@@ -102,9 +102,12 @@ async def test_open_creates_the_schema_once_and_data_survives_reopening(
             "content_type",
             "created_at",
             "expires_at",
+            "tenant",
         ]
     )
-    assert {"demo_files_order", "demo_files_expiry"} <= indexes
+    assert {"demo_files_order", "demo_files_expiry", "demo_files_tenant_order"} <= (
+        indexes
+    )
 
     reopened = open_metadata(database_url)
     await reopened.open()

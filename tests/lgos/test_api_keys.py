@@ -20,6 +20,7 @@ from langgraph_openai_serve import (
     GraphConfig,
     GraphFeature,
     GraphRegistry,
+    GraphRequest,
     InMemoryBackgroundBackend,
     InMemoryRunCoordinator,
     LanggraphOpenaiServe,
@@ -37,6 +38,7 @@ from langgraph_openai_serve.testing import OfflineChatModel
 from tests.contract.openapi import validate
 from tests.lgos.graphs import echo_responder, make_registry, model_graph
 from tests.lgos.interrupt_graphs import interrupt_registry
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -381,6 +383,54 @@ async def test_the_applications_resolver_wins_and_can_read_the_tenant() -> None:
         )
     assert resumed.status == "completed"
     assert seen == ["acme", "globex"]
+
+
+async def test_the_graph_sees_the_scope_and_no_request_field_can_set_it() -> None:
+    seen: list[str] = []
+
+    def context(request: GraphRequest, settings: Any) -> None:
+        seen.append(request.scope)
+
+    graph = model_graph(OfflineChatModel(responder=echo_responder))
+    registry = GraphRegistry(
+        graphs={
+            "echo": GraphConfig(
+                graph=graph,
+                description="Echoes.",
+                context_factory=context,
+                features=frozenset({GraphFeature.BACKGROUND}),
+            )
+        }
+    )
+    backend = InMemoryBackgroundBackend(registry)
+    app = FastAPI()
+    keys = ApiKeys({ALPHA: "acme", BETA: "globex", SHARED: None})
+    LanggraphOpenaiServe(
+        registry, app, background=backend, api_keys=keys
+    ).bind_openai_api()
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        backend.lifespan(),
+        httpx.AsyncClient(transport=transport, base_url="http://lgos") as http,
+    ):
+        claims: dict[str, Any] = {
+            "metadata": {"scope": "globex"},
+            "user": "globex",
+        }
+        await sdk(http, ALPHA).responses.create(model="echo", input="x", **claims)
+        await sdk(http, SHARED).chat.completions.create(
+            model="echo", messages=[{"role": "user", "content": "x"}]
+        )
+        # A background run gets its submitter's scope where the engine runs it.
+        globex = sdk(http, BETA)
+        queued = await globex.responses.create(model="echo", input="x", background=True)
+
+        async def finished() -> Any:
+            done = await globex.responses.retrieve(queued.id)
+            return done if done.status == "completed" else None
+
+        await eventually(finished, message="the background response to finish")
+    assert seen == ["acme", "default", "globex"]
 
 
 # --- rotation --------------------------------------------------------------

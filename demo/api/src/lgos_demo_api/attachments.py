@@ -93,9 +93,16 @@ class FileCache:
     which LGOS builds for every request) and passes it to every
     `resolve_file_inputs` call of the run. Concurrent fetches of the same ID
     share one download. Failures are remembered too.
+
+    Attributes:
+        tenant: The run's caller's tenant (`files_tenant(request)`), for
+            which every download acts: the run reads only that tenant's
+            files. None for the Files key's own (default) tenant.
+
     """
 
-    def __init__(self) -> None:
+    def __init__(self, tenant: str | None = None) -> None:
+        self.tenant = tenant
         self._results: dict[str, FetchResult] = {}
         self._texts: dict[tuple[str, int], str] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -120,7 +127,7 @@ class FileCache:
                         file_id, "no Files API is configured"
                     )
                 else:
-                    result = await files.fetch(file_id)
+                    result = await files.fetch(file_id, tenant=self.tenant)
                 self._results[file_id] = result
         return self._results[file_id]
 

@@ -22,15 +22,19 @@ import openai
 from openai import AsyncOpenAI
 from openai.types import FileObject
 
+from langgraph_openai_serve import GraphRequest
 from lgos_demo_api.settings import DemoApiSettings
 
 __all__ = [
+    "DEFAULT_SCOPE",
     "MAX_DOWNLOAD_BYTES",
     "NOTE",
+    "PROJECT_HEADER",
     "FetchResult",
     "FileUnavailable",
     "FilesClient",
     "StoredFile",
+    "files_tenant",
     "guess_mime_type",
 ]
 
@@ -41,6 +45,12 @@ MAX_DOWNLOAD_BYTES: Final = 20 * 1024 * 1024
 
 NOTE: Final = "[attachment "
 """How the note for an unreadable or unavailable attachment starts."""
+
+DEFAULT_SCOPE: Final = "default"
+"""LGOS's scope for callers without a tenant: the Files service's default tenant."""
+
+PROJECT_HEADER: Final = "OpenAI-Project"
+"""The header naming the tenant a Files request acts for."""
 
 _FILE_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _EXTENSION_TYPES = {
@@ -129,6 +139,25 @@ FetchResult = StoredFile | FileUnavailable
 """What fetching one attachment gives."""
 
 
+def files_tenant(request: GraphRequest) -> str | None:
+    """Return the Files tenant a run reads and writes files as.
+
+    It is the run's server-trusted scope (`GraphRequest.scope`: the tenant of
+    the caller's LGOS key, or `default` for a key without one and for a
+    server without keys), so a caller reaches only its own tenant's files.
+
+    Args:
+        request: The run's request.
+
+    Returns:
+        The tenant to name in the `OpenAI-Project` header, or None for the
+        default scope: the service key's own tenant, which needs no header
+        (so a Files API that knows nothing of tenants keeps working).
+
+    """
+    return None if request.scope == DEFAULT_SCOPE else request.scope
+
+
 def guess_mime_type(filename: str, data: bytes, declared: str | None = None) -> str:
     """Decide an attachment's media type.
 
@@ -177,6 +206,11 @@ class FilesClient:
     attachment (metadata and content) and turns every failure into a
     `FileUnavailable`; `upload` stores a generated file.
 
+    Both act for a tenant: with `tenant` given, the request carries it in an
+    `OpenAI-Project` header, which the demo's Files service honours from its
+    service key only (the key this client is built with); the service then
+    shows only that tenant's files, so another tenant's file is "not found".
+
     Args:
         client: The SDK client whose `files` resource is used (tests pass
             one whose `http_client` reaches an in-process Files API).
@@ -210,24 +244,28 @@ class FilesClient:
             )
         )
 
-    async def fetch(self, file_id: str) -> FetchResult:
+    async def fetch(self, file_id: str, *, tenant: str | None = None) -> FetchResult:
         """Download one attachment.
 
         Args:
             file_id: The ID from the file block.
+            tenant: The tenant the caller belongs to (see `files_tenant`);
+                None for the key's own (default) tenant.
 
         Returns:
             The file, or a `FileUnavailable` explaining why not: an ID that is
-            not a Files API ID, no such file (unknown, expired or deleted), a
-            file over `max_download_bytes`, or a failing service.
+            not a Files API ID, file not found (unknown, expired, deleted, or
+            another tenant's: the Files API does not tell them apart), a file
+            over `max_download_bytes`, or a failing service.
 
         """
         if not _FILE_ID.fullmatch(file_id):
             return FileUnavailable.because(
                 file_id[:64], "this is not a Files API file ID"
             )
+        headers = _tenant_headers(tenant)
         try:
-            meta = await self.client.files.retrieve(file_id)
+            meta = await self.client.files.retrieve(file_id, extra_headers=headers)
             if meta.bytes > self.max_download_bytes:
                 name = meta.filename or file_id
                 return FileUnavailable(
@@ -235,11 +273,12 @@ class FilesClient:
                     f"{NOTE}{name}: {meta.bytes} bytes — too large to read "
                     f"(the limit is {self.max_download_bytes} bytes)]",
                 )
-            content = await self.client.files.content(file_id)
+            content = await self.client.files.content(file_id, extra_headers=headers)
         except openai.NotFoundError:
             return FileUnavailable.because(
                 file_id,
-                "the Files API has no such file; it may have expired or been deleted",
+                "file not found: the Files API has no such file for you; it may "
+                "have expired or been deleted",
             )
         except openai.APIStatusError as error:
             logger.warning("Files API answered %s for %s", error.status_code, file_id)
@@ -265,6 +304,7 @@ class FilesClient:
         filename: str,
         mime_type: str,
         purpose: str = "user_data",
+        tenant: str | None = None,
     ) -> FileObject:
         """Store a generated file.
 
@@ -273,6 +313,8 @@ class FilesClient:
             filename: The name to store it under.
             mime_type: Its media type, sent as the part's `Content-Type`.
             purpose: The Files API purpose (`user_data` or `assistants`).
+            tenant: The tenant that will own the file (see `files_tenant`),
+                so that the caller can download it; None for the key's own.
 
         Returns:
             The Files API's file object (its `id` is what clients display).
@@ -285,4 +327,9 @@ class FilesClient:
         return await self.client.files.create(
             file=(filename, data, mime_type),
             purpose=purpose,  # type: ignore[arg-type]
+            extra_headers=_tenant_headers(tenant),
         )
+
+
+def _tenant_headers(tenant: str | None) -> dict[str, str] | None:
+    return None if tenant is None else {PROJECT_HEADER: tenant}

@@ -15,16 +15,17 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
+from langgraph_openai_serve.api.api_keys import ApiKeys
 from langgraph_openai_serve.server.guards import install_guards
 from lgos_demo_files.errors import ApiError, error_body, install_error_handlers
-from lgos_demo_files.metadata import open_metadata
+from lgos_demo_files.metadata import DEFAULT_TENANT, open_metadata
 from lgos_demo_files.names import content_disposition
 from lgos_demo_files.service import UPLOAD_PURPOSES, FilesService, file_object
 from lgos_demo_files.settings import FilesSettings
 from lgos_demo_files.storage import open_store
 from lgos_demo_files.upload import DRAIN_LIMIT, multipart_boundary
 
-__all__ = ["create_app"]
+__all__ = ["PROJECT_HEADER", "create_app"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +46,28 @@ def _service(request: Request) -> FilesService:
     return service
 
 
-def _authenticator(settings: FilesSettings) -> Callable[[Request], None]:
+PROJECT_HEADER = "OpenAI-Project"
+"""The header naming the tenant a request acts for (the OpenAI SDKs' `project`)."""
+
+_MAX_TENANT_CHARS = 256
+
+
+def _is_tenant(name: str) -> bool:
+    return 0 < len(name) <= _MAX_TENANT_CHARS and all("!" <= c <= "~" for c in name)
+
+
+def _authenticator(settings: FilesSettings) -> Callable[[Request], str]:
+    """Build the dependency that checks the key and returns the caller's tenant.
+
+    The service key (`api_key`) acts for the tenant its request names in an
+    `OpenAI-Project` header, else for `default`. A tenant key (`api_keys`)
+    acts for its own tenant only: a header naming another one is refused.
+    """
     expected = settings.api_key.get_secret_value().encode("utf-8")
+    tenant_keys = ApiKeys(settings.tenant_keys())
     challenge = {"WWW-Authenticate": "Bearer"}
 
-    def authenticate(request: Request) -> None:
+    def authenticate(request: Request) -> str:
         header = request.headers.get("authorization")
         if not header:
             raise ApiError(
@@ -66,15 +84,47 @@ def _authenticator(settings: FilesSettings) -> Callable[[Request], None]:
                 code="invalid_api_key",
                 headers=challenge,
             )
-        if not hmac.compare_digest(token.strip().encode("utf-8"), expected):
+        presented = token.strip()
+        project = (request.headers.get(PROJECT_HEADER) or "").strip()
+        if hmac.compare_digest(presented.encode("utf-8"), expected):
+            if not project:
+                return DEFAULT_TENANT
+            if not _is_tenant(project):
+                raise ApiError(
+                    400,
+                    f"Invalid {PROJECT_HEADER} header: a tenant is 1 to "
+                    f"{_MAX_TENANT_CHARS} visible ASCII characters.",
+                    code="invalid_value",
+                )
+            return project
+        match = tenant_keys.match(presented)
+        if match is None:
             raise ApiError(
                 401,
                 "Incorrect API key provided.",
                 code="invalid_api_key",
                 headers=challenge,
             )
+        tenant = match.tenant or DEFAULT_TENANT
+        if project and project != tenant:
+            raise ApiError(
+                401,
+                f"{PROJECT_HEADER} header should match project for API key",
+                code="mismatched_project",
+            )
+        return tenant
 
     return authenticate
+
+
+def _tenant(request: Request) -> str:
+    """Check the key and return the caller's tenant (a route dependency)."""
+    authenticate: Callable[[Request], str] = request.app.state.authenticate
+    return authenticate(request)
+
+
+Tenant = Annotated[str, Depends(_tenant)]
+"""A route parameter receiving the caller's tenant."""
 
 
 # The upload is parsed from the stream by hand; the document still says what
@@ -99,11 +149,11 @@ _UPLOAD_BODY = {
 
 
 def _router(settings: FilesSettings) -> APIRouter:
-    router = APIRouter(prefix="/v1", dependencies=[Depends(_authenticator(settings))])
+    router = APIRouter(prefix="/v1", dependencies=[Depends(_tenant)])
     upload_ceiling = settings.max_bytes + DRAIN_LIMIT + _MULTIPART_OVERHEAD
 
     @router.post("/files", openapi_extra=_UPLOAD_BODY)
-    async def create_file(request: Request) -> Response:
+    async def create_file(request: Request, tenant: Tenant) -> Response:
         service = _service(request)
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > upload_ceiling:
@@ -116,7 +166,7 @@ def _router(settings: FilesSettings) -> APIRouter:
             )
         boundary = multipart_boundary(request.headers.get("content-type"))
         try:
-            record = await service.create(request.stream(), boundary)
+            record = await service.create(request.stream(), boundary, tenant=tenant)
         except ClientDisconnect:
             logger.info("Upload abandoned: the client disconnected.")
             return Response(status_code=400)
@@ -125,13 +175,14 @@ def _router(settings: FilesSettings) -> APIRouter:
     @router.get("/files")
     async def list_files(
         request: Request,
+        tenant: Tenant,
         purpose: str | None = None,
         limit: Annotated[int, Query(ge=1, le=10000)] = 10000,
         order: Literal["asc", "desc"] = "desc",
         after: str | None = None,
     ) -> Response:
         records, has_more = await _service(request).list(
-            purpose=purpose, limit=limit, order=order, after=after
+            purpose=purpose, limit=limit, order=order, after=after, tenant=tenant
         )
         body: dict[str, Any] = {
             "object": "list",
@@ -144,13 +195,14 @@ def _router(settings: FilesSettings) -> APIRouter:
         return JSONResponse(body)
 
     @router.get("/files/{file_id}")
-    async def retrieve_file(request: Request, file_id: str) -> Response:
-        record = await _service(request).get(file_id)
+    async def retrieve_file(request: Request, file_id: str, tenant: Tenant) -> Response:
+        record = await _service(request).get(file_id, tenant=tenant)
         return JSONResponse(file_object(record))
 
     @router.get("/files/{file_id}/content")
-    async def file_content(request: Request, file_id: str) -> Response:
-        record, size, chunks = await _service(request).open_content(file_id)
+    async def file_content(request: Request, file_id: str, tenant: Tenant) -> Response:
+        service = _service(request)
+        record, size, chunks = await service.open_content(file_id, tenant=tenant)
         headers = {
             **_CONTENT_HEADERS,
             "Content-Type": record.content_type,
@@ -160,8 +212,8 @@ def _router(settings: FilesSettings) -> APIRouter:
         return StreamingResponse(chunks, headers=headers)
 
     @router.delete("/files/{file_id}")
-    async def delete_file(request: Request, file_id: str) -> Response:
-        record = await _service(request).delete(file_id)
+    async def delete_file(request: Request, file_id: str, tenant: Tenant) -> Response:
+        record = await _service(request).delete(file_id, tenant=tenant)
         return JSONResponse({"id": record.id, "object": "file", "deleted": True})
 
     return router
@@ -230,6 +282,7 @@ def create_app(
         openapi_url=None,
     )
     install_error_handlers(app)
+    app.state.authenticate = _authenticator(settings)
     app.include_router(_router(settings))
 
     @app.get("/health", include_in_schema=False)

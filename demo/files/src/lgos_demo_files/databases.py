@@ -19,11 +19,14 @@ from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 __all__ = [
+    "ADDED_COLUMNS",
     "POSTGRES",
     "SQLITE",
+    "AddedColumn",
     "Connection",
     "Dialect",
     "PostgresConnection",
+    "Schema",
     "SqliteConnection",
 ]
 
@@ -35,7 +38,49 @@ _INDEXES: tuple[LiteralString, ...] = (
     "create index if not exists demo_files_order on demo_files (created_at, seq)",
     "create index if not exists demo_files_expiry "
     "on demo_files (expires_at) where expires_at is not null",
+    "create index if not exists demo_files_tenant_order "
+    "on demo_files (tenant, created_at, seq)",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class AddedColumn:
+    """A column added to `demo_files` after its first release.
+
+    A table created by an older version gets it when the store opens; its
+    rows take the column's default.
+
+    Attributes:
+        name: The column's name.
+        definition: Its type and constraints, default included.
+
+    """
+
+    name: LiteralString
+    definition: LiteralString
+
+
+ADDED_COLUMNS: tuple[AddedColumn, ...] = (
+    # Files stored before tenants existed belong to the default tenant.
+    AddedColumn("tenant", "text not null default 'default'"),
+)
+"""Columns the current `create table` has and older tables may lack."""
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """Every statement that brings the table up to date, safe to run again.
+
+    Attributes:
+        create_table: Creates the table when missing (with every column).
+        columns: Columns to add to a table an older version created.
+        indexes: `create index if not exists` statements, run last.
+
+    """
+
+    create_table: LiteralString
+    columns: tuple[AddedColumn, ...]
+    indexes: tuple[LiteralString, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +104,9 @@ class Dialect:
     lock_expired: LiteralString
 
     @property
-    def schema(self) -> tuple[LiteralString, ...]:
-        """Every statement that creates the table and its indexes, idempotently."""
-        return (self.create_table, *_INDEXES)
+    def schema(self) -> Schema:
+        """What creates or upgrades the table and its indexes, idempotently."""
+        return Schema(self.create_table, ADDED_COLUMNS, _INDEXES)
 
 
 POSTGRES = Dialect(
@@ -76,7 +121,8 @@ POSTGRES = Dialect(
             bytes bigint not null,
             content_type text not null,
             created_at bigint not null,
-            expires_at bigint
+            expires_at bigint,
+            tenant text not null default 'default'
         )
     """,
     lock_expired="for update skip locked",
@@ -95,7 +141,8 @@ SQLITE = Dialect(
             bytes integer not null,
             content_type text not null,
             created_at integer not null,
-            expires_at integer
+            expires_at integer,
+            tenant text not null default 'default'
         )
     """,
     lock_expired="",
@@ -106,8 +153,8 @@ SQLITE = Dialect(
 class Connection(Protocol):
     """How a store reaches its database: the part each backend does its own way."""
 
-    async def open(self, schema: Sequence[LiteralString]) -> None:
-        """Connect, then run the `schema` statements (safe to run again)."""
+    async def open(self, schema: Schema) -> None:
+        """Connect, then create or upgrade the table (safe to run again)."""
         ...
 
     async def close(self) -> None:
@@ -129,7 +176,7 @@ class PostgresConnection:
         self._pool_size = pool_size
         self._pool: AsyncConnectionPool[Any] | None = None
 
-    async def open(self, schema: Sequence[LiteralString]) -> None:
+    async def open(self, schema: Schema) -> None:
         """See :meth:`Connection.open`."""
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             self._url,
@@ -144,7 +191,22 @@ class PostgresConnection:
         try:
             async with pool.connection() as conn, conn.transaction():
                 await conn.execute("select pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
-                for statement in schema:
+                await conn.execute(schema.create_table)
+                for column in schema.columns:
+                    # Altered only when missing: `alter table` would lock the
+                    # table against every reader at each start.
+                    present = await conn.execute(
+                        "select 1 from information_schema.columns where "
+                        "table_schema = current_schema() and "
+                        "table_name = 'demo_files' and column_name = %s",
+                        (column.name,),
+                    )
+                    if await present.fetchone() is None:
+                        await conn.execute(
+                            f"alter table demo_files add column "
+                            f"{column.name} {column.definition}"
+                        )
+                for statement in schema.indexes:
                     await conn.execute(statement)
         except BaseException:
             await pool.close()
@@ -181,11 +243,11 @@ class SqliteConnection:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
 
-    async def open(self, schema: Sequence[LiteralString]) -> None:
+    async def open(self, schema: Schema) -> None:
         """See :meth:`Connection.open`."""
         await asyncio.to_thread(self._open, schema)
 
-    def _open(self, schema: Sequence[LiteralString]) -> None:
+    def _open(self, schema: Schema) -> None:
         if self._path != ":memory:":
             Path(self._path).expanduser().resolve().parent.mkdir(
                 parents=True, exist_ok=True
@@ -196,8 +258,26 @@ class SqliteConnection:
         try:
             conn.execute("pragma journal_mode=wal")
             conn.execute("pragma synchronous=normal")
-            for statement in schema:
-                conn.execute(statement)
+            # One writer at a time: a second process opening the same file
+            # waits, then finds the table and its columns in place.
+            conn.execute("begin immediate")
+            try:
+                conn.execute(schema.create_table)
+                present = {
+                    row[1] for row in conn.execute("pragma table_info(demo_files)")
+                }
+                for column in schema.columns:
+                    if column.name not in present:
+                        conn.execute(
+                            f"alter table demo_files add column "
+                            f"{column.name} {column.definition}"
+                        )
+                for statement in schema.indexes:
+                    conn.execute(statement)
+            except BaseException:
+                conn.execute("rollback")
+                raise
+            conn.execute("commit")
         except BaseException:
             conn.close()
             raise

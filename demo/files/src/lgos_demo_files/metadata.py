@@ -29,6 +29,7 @@ from lgos_demo_files.databases import (
 )
 
 __all__ = [
+    "DEFAULT_TENANT",
     "POSTGRES",
     "SQLITE",
     "Connection",
@@ -46,12 +47,19 @@ __all__ = [
 
 Order = Literal["asc", "desc"]
 
-_COLUMNS = "id, filename, purpose, bytes, content_type, created_at, expires_at"
+_COLUMNS = "id, filename, purpose, bytes, content_type, created_at, expires_at, tenant"
+
+DEFAULT_TENANT = "default"
+"""The tenant of the service key, and of every file stored before tenants existed."""
 
 
 @dataclass(frozen=True, slots=True)
 class FileRecord:
-    """One stored file's metadata (`expires_at` is `None` when it never expires)."""
+    """One stored file's metadata.
+
+    `expires_at` is `None` when the file never expires; `tenant` is the
+    tenant (project) that uploaded it, the only one that sees it.
+    """
 
     id: str
     filename: str
@@ -60,6 +68,7 @@ class FileRecord:
     content_type: str
     created_at: int
     expires_at: int | None
+    tenant: str = DEFAULT_TENANT
 
     def expired(self, now: int) -> bool:
         """Whether the file has expired at Unix time `now`."""
@@ -97,8 +106,10 @@ class MetadataStore(Protocol):
         """Store a new record."""
         ...
 
-    async def get(self, file_id: str) -> FileRecord | None:
-        """Return the record with this ID, expired or not."""
+    async def get(
+        self, file_id: str, *, tenant: str | None = None
+    ) -> FileRecord | None:
+        """Return the record with this ID, expired or not (of `tenant` if given)."""
         ...
 
     async def list(
@@ -109,12 +120,15 @@ class MetadataStore(Protocol):
         limit: int,
         order: Order,
         after: str | None,
+        tenant: str | None = None,
     ) -> Page:
         """Return unexpired records in `(created_at, seq)` order after a cursor."""
         ...
 
-    async def delete(self, file_id: str) -> FileRecord | None:
-        """Delete a record; return it, or `None` when there was none."""
+    async def delete(
+        self, file_id: str, *, tenant: str | None = None
+    ) -> FileRecord | None:
+        """Delete a record (of `tenant` if given); return it, or `None`."""
         ...
 
     async def delete_expired(self, now: int, limit: int) -> list[FileRecord]:
@@ -166,6 +180,7 @@ def _record(row: Sequence[Any]) -> FileRecord:
         content_type=row[4],
         created_at=int(row[5]),
         expires_at=None if row[6] is None else int(row[6]),
+        tenant=row[7],
     )
 
 
@@ -196,7 +211,7 @@ class SqlMetadataStore:
 
     async def insert(self, record: FileRecord) -> None:
         """Store a new record (its `seq` comes from the database)."""
-        markers: list[LiteralString] = [self.dialect.placeholder] * 7
+        markers: list[LiteralString] = [self.dialect.placeholder] * 8
         values = ", ".join(markers)
         await self._connection.fetch(
             f"insert into demo_files ({_COLUMNS}) values ({values})",
@@ -208,16 +223,36 @@ class SqlMetadataStore:
                 record.content_type,
                 record.created_at,
                 record.expires_at,
+                record.tenant,
             ),
         )
 
-    async def get(self, file_id: str) -> FileRecord | None:
-        """Return the record with this ID, expired or not."""
-        p = self.dialect.placeholder
+    async def get(
+        self, file_id: str, *, tenant: str | None = None
+    ) -> FileRecord | None:
+        """Return the record with this ID, expired or not.
+
+        Args:
+            file_id: The file's ID.
+            tenant: Only a record of this tenant is returned; None for any.
+
+        Returns:
+            The record, or `None` when there is none (of `tenant`).
+
+        """
+        where, params = self._by_id(file_id, tenant)
         rows = await self._connection.fetch(
-            f"select {_COLUMNS} from demo_files where id = {p}", (file_id,)
+            f"select {_COLUMNS} from demo_files where {where}", params
         )
         return _record(rows[0]) if rows else None
+
+    def _by_id(
+        self, file_id: str, tenant: str | None
+    ) -> tuple[LiteralString, list[Any]]:
+        p = self.dialect.placeholder
+        if tenant is None:
+            return f"id = {p}", [file_id]
+        return f"id = {p} and tenant = {p}", [file_id, tenant]
 
     async def list(
         self,
@@ -227,22 +262,35 @@ class SqlMetadataStore:
         limit: int,
         order: Order,
         after: str | None,
+        tenant: str | None = None,
     ) -> Page:
         """Return up to `limit` unexpired records in `(created_at, seq)` order.
 
+        Args:
+            now: The current Unix time (records expired by then are left out).
+            purpose: Only records of this purpose; None for all.
+            limit: The most records in the page.
+            order: `asc` or `desc` by creation.
+            after: The ID of the record the page starts after, or None.
+            tenant: Only records of this tenant (the cursor too); None for all.
+
         Raises:
-            CursorNotFoundError: `after` names no stored record.
+            CursorNotFoundError: `after` names no stored record (of `tenant`).
 
         """
         p = self.dialect.placeholder
         params: list[Any] = [now]
         conditions: list[LiteralString] = [f"(expires_at is null or expires_at > {p})"]
+        if tenant is not None:
+            conditions.append(f"tenant = {p}")
+            params.append(tenant)
         if purpose is not None:
             conditions.append(f"purpose = {p}")
             params.append(purpose)
         if after is not None:
+            where, cursor = self._by_id(after, tenant)
             found = await self._connection.fetch(
-                f"select created_at, seq from demo_files where id = {p}", (after,)
+                f"select created_at, seq from demo_files where {where}", cursor
             )
             if not found:
                 raise CursorNotFoundError(after)
@@ -259,11 +307,19 @@ class SqlMetadataStore:
         records = [_record(row) for row in rows[:limit]]
         return Page(records=records, has_more=len(rows) > limit)
 
-    async def delete(self, file_id: str) -> FileRecord | None:
-        """Delete a record; return it, or `None` when there was none."""
-        p = self.dialect.placeholder
+    async def delete(
+        self, file_id: str, *, tenant: str | None = None
+    ) -> FileRecord | None:
+        """Delete a record; return it, or `None` when there was none.
+
+        Args:
+            file_id: The file's ID.
+            tenant: Only a record of this tenant is deleted; None for any.
+
+        """
+        where, params = self._by_id(file_id, tenant)
         rows = await self._connection.fetch(
-            f"delete from demo_files where id = {p} returning {_COLUMNS}", (file_id,)
+            f"delete from demo_files where {where} returning {_COLUMNS}", params
         )
         return _record(rows[0]) if rows else None
 

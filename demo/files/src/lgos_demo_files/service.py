@@ -141,6 +141,11 @@ def _check_complete(fields: dict[str, str]) -> None:
 class FilesService:
     """Uploads, lists, reads and deletes files; expires them.
 
+    Every file belongs to the tenant that uploaded it. Each method takes the
+    caller's tenant and sees only that tenant's files: another tenant's file
+    is answered exactly as a file that does not exist (404, same message),
+    so nothing tells a caller that it exists.
+
     Args:
         store: Where file bytes live (keys are file IDs).
         metadata: Where file records live; must be open.
@@ -166,8 +171,23 @@ class FilesService:
         """Return the current Unix time in whole seconds."""
         return int(self._clock())
 
-    async def create(self, chunks: AsyncIterator[bytes], boundary: bytes) -> FileRecord:
-        """Store an upload streamed as multipart chunks and record it."""
+    async def create(
+        self, chunks: AsyncIterator[bytes], boundary: bytes, *, tenant: str
+    ) -> FileRecord:
+        """Store an upload streamed as multipart chunks and record it.
+
+        Args:
+            chunks: The request body as it arrives.
+            boundary: The multipart boundary.
+            tenant: The uploader's tenant, which owns the file.
+
+        Returns:
+            The new record.
+
+        Raises:
+            ApiError: Invalid fields (400), a file over the limit (413).
+
+        """
         file_id = new_file_id()
 
         def open_writer() -> AbstractAsyncContextManager[Any]:
@@ -200,6 +220,7 @@ class FilesService:
             content_type=content_type_for(received.content_type, filename),
             created_at=created_at,
             expires_at=expires_at,
+            tenant=tenant,
         )
         try:
             await self.metadata.insert(record)
@@ -209,14 +230,33 @@ class FilesService:
         return record
 
     async def list(
-        self, *, purpose: str | None, limit: int, order: Order, after: str | None
+        self,
+        *,
+        purpose: str | None,
+        limit: int,
+        order: Order,
+        after: str | None,
+        tenant: str,
     ) -> tuple[list[FileRecord], bool]:
-        """Unexpired files in creation order, a page at a time."""
+        """List the tenant's unexpired files in creation order, a page at a time.
+
+        Returns:
+            The page's records and whether more follow.
+
+        Raises:
+            ApiError: `after` is not a file ID of the tenant's (400).
+
+        """
         if after is not None and not is_file_id(after):
             raise ApiError(400, "'after' must be a file ID.", param="after")
         try:
             page = await self.metadata.list(
-                now=self.now(), purpose=purpose, limit=limit, order=order, after=after
+                now=self.now(),
+                purpose=purpose,
+                limit=limit,
+                order=order,
+                after=after,
+                tenant=tenant,
             )
         except CursorNotFoundError:
             raise ApiError(
@@ -224,11 +264,17 @@ class FilesService:
             ) from None
         return page.records, page.has_more
 
-    async def get(self, file_id: str) -> FileRecord:
-        """Return the live record of a file; 404 when unknown or expired."""
+    async def get(self, file_id: str, *, tenant: str) -> FileRecord:
+        """Return the live record of one of the tenant's files.
+
+        Raises:
+            ApiError: 404 when the file is unknown, expired or another
+                tenant's.
+
+        """
         if not is_file_id(file_id):
             raise _not_found(file_id)
-        record = await self.metadata.get(file_id)
+        record = await self.metadata.get(file_id, tenant=tenant)
         if record is None:
             raise _not_found(file_id)
         if record.expired(self.now()):
@@ -237,10 +283,15 @@ class FilesService:
         return record
 
     async def open_content(
-        self, file_id: str
+        self, file_id: str, *, tenant: str
     ) -> tuple[FileRecord, int, AsyncIterator[bytes]]:
-        """Open a live file: its record, size, and bytes as a stream."""
-        record = await self.get(file_id)
+        """Open one of the tenant's live files: its record, size, and bytes as a stream.
+
+        Raises:
+            ApiError: 404 as for :meth:`get`, or when the bytes are missing.
+
+        """
+        record = await self.get(file_id, tenant=tenant)
         try:
             result = await obstore.get_async(self.store, record.id)
         except FileNotFoundError:
@@ -254,11 +305,17 @@ class FilesService:
 
         return record, size, chunks()
 
-    async def delete(self, file_id: str) -> FileRecord:
-        """Delete a file's record and bytes; 404 when unknown or expired."""
+    async def delete(self, file_id: str, *, tenant: str) -> FileRecord:
+        """Delete one of the tenant's files, record and bytes.
+
+        Raises:
+            ApiError: 404 when the file is unknown, expired or another
+                tenant's (another tenant's file is left alone).
+
+        """
         if not is_file_id(file_id):
             raise _not_found(file_id)
-        record = await self.metadata.delete(file_id)
+        record = await self.metadata.delete(file_id, tenant=tenant)
         if record is None:
             raise _not_found(file_id)
         await self._delete_bytes(record.id)

@@ -7,6 +7,9 @@ from typing import Literal, Self
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from langgraph_openai_serve.api.api_keys import ApiKeyError, parse_key_entries
+from lgos_demo_files.metadata import DEFAULT_TENANT
+
 __all__ = ["PLACEHOLDER_API_KEY", "FilesSettings"]
 
 PLACEHOLDER_API_KEY = "lgos-demo"
@@ -28,7 +31,14 @@ class FilesSettings(BaseSettings):
             placeholder API key.
         host: Interface `python -m lgos_demo_files` binds by default.
         port: Port `python -m lgos_demo_files` listens on by default.
-        api_key: The bearer key every `/v1/files` request must present.
+        api_key: The service key. Its own files belong to the `default`
+            tenant; it may act for any other tenant named in an
+            `OpenAI-Project` header (the demo API does, with the tenant of
+            its caller). Keep it for trusted services.
+        api_keys: Tenant keys: entries `KEY TENANT` (or `KEY`, for the
+            `default` tenant) separated by commas or newlines, as
+            `LGOS_API_KEYS`. A tenant key sees only its tenant's files and
+            cannot name another tenant. None (the default) for none.
         storage_url: Where file bytes live: a directory path (relative paths
             resolve against the working directory), a `file:///` URL, an
             `s3://bucket/prefix` URL (credentials and endpoint from the usual
@@ -57,6 +67,7 @@ class FilesSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8003, ge=0, le=65535)
     api_key: SecretStr = SecretStr(PLACEHOLDER_API_KEY)
+    api_keys: SecretStr | None = None
     storage_url: str = ".data/files/objects"
     database_url: str = ".data/files/metadata.sqlite3"
     max_bytes: int = Field(default=50 * MIB, gt=0)
@@ -75,4 +86,28 @@ class FilesSettings(BaseSettings):
                 f"{PLACEHOLDER_API_KEY!r}: set DEMO_FILES_API_KEY to a secret."
             )
             raise ValueError(msg)
+        if key in self.tenant_keys():
+            msg = (
+                "DEMO_FILES_API_KEYS must not list the service key DEMO_FILES_API_KEY."
+            )
+            raise ValueError(msg)
         return self
+
+    def tenant_keys(self) -> dict[str, str]:
+        """Return the tenant keys of `api_keys` as `{key: tenant}`.
+
+        Raises:
+            ValueError: An entry is not `KEY` or `KEY TENANT` (visible ASCII,
+                no spaces), or a key is given two tenants; the message names
+                the entry's position, never its text.
+
+        """
+        if self.api_keys is None:
+            return {}
+        try:
+            entries = parse_key_entries(
+                self.api_keys.get_secret_value(), source="DEMO_FILES_API_KEYS"
+            )
+        except ApiKeyError as error:
+            raise ValueError(str(error)) from None
+        return {key: tenant or DEFAULT_TENANT for key, tenant in entries.items()}

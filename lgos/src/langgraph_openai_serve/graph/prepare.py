@@ -13,6 +13,7 @@ arguments. :class:`~.session.RunSession` is how callers use it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -159,6 +160,10 @@ async def prepare_spec(
     if not checkpoint_scope:
         msg = "The checkpoint scope resolver returned an empty scope."
         raise GraphError(msg)
+    if spec.request.scope != checkpoint_scope:
+        # The graph sees the server-trusted scope, never one set elsewhere.
+        scoped = dataclasses.replace(spec.request, scope=checkpoint_scope)
+        spec = dataclasses.replace(spec, request=scoped)
     graph = await config.resolve_graph()
     context = await config.build_context(spec.request, graph)
     usage = UsageCollector()

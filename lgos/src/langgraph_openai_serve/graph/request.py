@@ -82,6 +82,12 @@ class GraphRequest:
             the output-token limit, ...), validated; all None when it sent
             none. Only controls the graph declares in
             ``GraphConfig.generation_controls`` are ever set.
+        scope: The server-trusted scope the run belongs to: its checkpoint
+            scope (the tenant of the request's API key, the value of the
+            application's scope resolver, or ``"default"``). LGOS sets it
+            when it prepares the run, whatever the request carried, so a
+            ``context_factory`` can keep one tenant's data (files, records)
+            apart from another's. Nothing a client sends can choose it.
 
     """
 
@@ -93,3 +99,4 @@ class GraphRequest:
     parallel_tool_calls: bool | None = None
     server_tools: tuple[str, ...] = ()
     generation: GenerationSettings = field(default_factory=GenerationSettings)
+    scope: str = "default"

@@ -341,8 +341,14 @@ def _responder(
         return default_responder(messages, tools, tool_choice)
     attachments = parse_attachments(messages)
     if attachments and isinstance(reply, str):
-        names = ", ".join(attachment.name for attachment in attachments)
-        reply += f"\n\n(Attachments I read: {names}.)"
+        read = [attachment.name for attachment in attachments if attachment.readable]
+        notes = [
+            attachment.text for attachment in attachments if not attachment.readable
+        ]
+        if read:
+            reply += f"\n\n(Attachments I read: {', '.join(read)}.)"
+        if notes:
+            reply += f"\n\n(Attachments I could not read: {' '.join(notes)})"
     return reply
 
 

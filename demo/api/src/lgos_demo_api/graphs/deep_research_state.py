@@ -22,6 +22,7 @@ from langgraph_openai_serve import (
     NamedFunctionToolChoice,
 )
 from lgos_demo_api.attachments import FileCache
+from lgos_demo_api.files_client import files_tenant
 from lgos_demo_api.graphs.tool_calls import function_tools
 
 __all__ = [
@@ -78,7 +79,8 @@ class DeepResearchContext:
         tool_choice: `None`, `"auto"`, `"none"` or `"required"`.
         function_choice: The client function a named `tool_choice` forces.
         parallel_tool_calls: `False` limits an answer to one function call.
-        file_cache: The run's attachment downloads (a fresh cache per request).
+        file_cache: The run's attachment downloads (a fresh cache per
+            request, for the caller's tenant).
 
     """
 
@@ -119,6 +121,7 @@ def deep_research_context(
             choice.name if isinstance(choice, NamedFunctionToolChoice) else None
         ),
         parallel_tool_calls=request.parallel_tool_calls,
+        file_cache=FileCache(tenant=files_tenant(request)),
     )
 
 

@@ -58,7 +58,7 @@ from langgraph_openai_serve import (
 )
 from lgos_demo_api.attachments import FileCache, file_ids, own_text, resolve_file_inputs
 from lgos_demo_api.display_file import DISPLAY_FILE, display_file_arguments
-from lgos_demo_api.files_client import FilesClient, StoredFile
+from lgos_demo_api.files_client import FilesClient, StoredFile, files_tenant
 from lgos_demo_api.graphs.file_analysis_offline import offline_files_model
 from lgos_demo_api.graphs.tool_calls import call_id, with_tool_calls
 from lgos_demo_api.graphs.transcript import latest_human
@@ -151,7 +151,8 @@ class FilesContext:
         display_file: Whether the graph may call the client's `display_file`
             (offered in `tools` and not ruled out by `tool_choice`).
         offered: Whether the client offered `display_file` at all.
-        file_cache: This run's downloads (see `FileCache`).
+        file_cache: This run's downloads (see `FileCache`), made for the
+            caller's tenant, which also owns the files the run uploads.
 
     """
 
@@ -173,7 +174,8 @@ def files_context(
         settings: Unused (the graph publishes no settings).
 
     Returns:
-        A context with a fresh `FileCache`.
+        A context with a fresh `FileCache` for the caller's tenant
+        (`files_tenant`: the run's server-trusted scope).
 
     """
     offered = any(tool.name == DISPLAY_FILE for tool in request.tools)
@@ -181,7 +183,11 @@ def files_context(
     allowed = choice != "none" and not (
         isinstance(choice, NamedFunctionToolChoice) and choice.name != DISPLAY_FILE
     )
-    return FilesContext(display_file=offered and allowed, offered=offered)
+    return FilesContext(
+        display_file=offered and allowed,
+        offered=offered,
+        file_cache=FileCache(tenant=files_tenant(request)),
+    )
 
 
 def _slug(title: str) -> str:
@@ -304,7 +310,12 @@ def build_files_graph(model: BaseChatModel, files: FilesClient | None) -> FilesG
             return {"messages": [AIMessage(content=text)]}
         write(status_event(f"Uploading {filename}"))
         try:
-            uploaded = await files.upload(data, filename=filename, mime_type=mime_type)
+            uploaded = await files.upload(
+                data,
+                filename=filename,
+                mime_type=mime_type,
+                tenant=context.file_cache.tenant,
+            )
         except openai.APIError as error:
             reason = (
                 f"HTTP {error.status_code}"
