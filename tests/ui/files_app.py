@@ -9,8 +9,6 @@ import json
 from lgos_chainlit.functions import FunctionCall
 
 API_KEY = "test-files-key"
-
-
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 
