@@ -38,6 +38,7 @@ from tests.contract.openapi import validate
 from tests.lgos.asgi import call_asgi, leaving_receive, post_scope
 from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
+from tests.lgos.interrupts import LosableCoordinator, answers, calls_of
 from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
@@ -85,21 +86,6 @@ async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
     state = Env()
     async with clients(state) as (_, client):
         yield state, client
-
-
-def calls_of(response: Any) -> list[Any]:
-    return [
-        i
-        for i in response.output
-        if i.type == "function_call" and i.name == "lgos_interrupt"
-    ]
-
-
-def answers(calls: list[Any], *values: str) -> list[dict[str, str]]:
-    return [
-        {"type": "function_call_output", "call_id": c.call_id, "output": v}
-        for c, v in zip(calls, values, strict=True)
-    ]
 
 
 async def test_pause_then_resume(env: tuple[Env, AsyncOpenAI]) -> None:
@@ -539,20 +525,6 @@ async def test_sweep_deletes_only_expired_unleased_lgos_runs(
         )
     assert deleted == 1
     assert await state.threads() == {kept_key, "foreign"}
-
-
-class LosableCoordinator(InMemoryRunCoordinator):
-    """In-process leases that a test can mark lost, as a dead session would."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.leases: list[Lease] = []
-
-    @asynccontextmanager
-    async def lease(self, key: str) -> AsyncIterator[Lease]:
-        async with super().lease(key) as held:
-            self.leases.append(held)
-            yield held
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -36,7 +36,7 @@ from tests.lgos.asgi import call_asgi
 from tests.lgos.conftest import parse_sse
 from tests.lgos.graphs import make_registry
 from tests.lgos.interrupt_graphs import Counter, interrupt_registry
-from tests.lgos.test_interrupts import LosableCoordinator, answers, calls_of
+from tests.lgos.interrupts import LosableCoordinator, answers, calls_of
 
 pytestmark = pytest.mark.anyio
 
