@@ -34,9 +34,9 @@ from langgraph_openai_serve.graph.interrupt import (
     checkpoint_key,
     delete_expired_interrupt_runs,
 )
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
 from tests.lgos.asgi import call_asgi, leaving_receive, post_scope
-from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
 from tests.lgos.interrupts import LosableCoordinator, answers, calls_of
 from tests.waiting import eventually
@@ -126,7 +126,7 @@ async def test_streamed_pause_and_resume(env: tuple[Env, AsyncOpenAI]) -> None:
         "http://lgos/v1/responses",
         json={"model": "approval", "input": "x", "stream": True},
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     assert [e["type"] for e in events][-4:] == [
@@ -368,7 +368,7 @@ async def _stream_watching_terminal(
             at_terminal.append((state.coordinator.held, await state.threads()))
 
     chunks = await call_asgi(state.app, "/v1/responses", body, on_body)
-    return [e["data"] for e in parse_sse(b"".join(chunks).decode())], at_terminal
+    return parse_sse(b"".join(chunks).decode()), at_terminal
 
 
 async def test_terminal_event_follows_the_release(env: tuple[Env, AsyncOpenAI]) -> None:
@@ -544,7 +544,7 @@ async def test_a_lost_lease_stops_the_run_and_writes_nothing(stream: bool) -> No
         state.coordinator.leases[-1].lost.set()  # its session ended
         reply = await asyncio.wait_for(request, 10)
         if stream:
-            failed = parse_sse(reply.text)[-1]["data"]
+            failed = parse_sse(reply.text)[-1]
             assert failed["type"] == "response.failed"
             assert "lost its lease" in failed["response"]["error"]["message"]
         else:
