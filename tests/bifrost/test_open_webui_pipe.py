@@ -19,7 +19,7 @@ import pytest
 import tests.clients.matrix as m
 from tests.bifrost.conftest import Bifrost
 from tests.open_webui.conftest import lgos_pipe
-from tests.open_webui.test_lgos_pipe import Events, answered, run
+from tests.open_webui.pipe_events import Events, answered, run
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 

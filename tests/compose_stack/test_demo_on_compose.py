@@ -31,6 +31,16 @@ from tests.compose_stack.conftest import (
     PROJECT,
     ComposeStack,
 )
+from tests.e2e.chainlit_page import (
+    BACKGROUND_STEPS,
+    CHART,
+    PNG_SIGNATURE,
+    QUESTIONS,
+    RESEARCH_TIMEOUT_MS,
+    TOOL_STEPS,
+    choice,
+    set_switch,
+)
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,
@@ -42,14 +52,6 @@ from tests.e2e.conftest import (
 from tests.e2e.open_webui_page import ANSWER as OPEN_WEBUI_ANSWER
 from tests.e2e.open_webui_page import open_new_chat, wait_until_answered
 from tests.e2e.open_webui_page import send as send_to_open_webui
-from tests.e2e.test_chainlit_files import BACKGROUND_STEPS, CHART, PNG_SIGNATURE
-from tests.e2e.test_chainlit_interrupts import (
-    QUESTIONS,
-    RESEARCH_TIMEOUT_MS,
-    TOOL_STEPS,
-    choice,
-    set_switch,
-)
 from tests.gateway.mcp_client import list_tools, mcp_turn, server_notes
 from tests.procs import free_port
 from tests.waiting import wait_until

@@ -37,8 +37,8 @@ from langgraph_openai_serve import (
 )
 from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import schema, validate
-from tests.lgos.conftest import parse_sse
 from tests.lgos.graphs import make_registry
 from tests.waiting import eventually
 
@@ -183,8 +183,7 @@ async def _stream(http: httpx.AsyncClient, body: dict[str, Any]) -> dict[str, di
     reply = await http.post("/v1/responses", json={**body, "stream": True})
     assert reply.status_code == 200, reply.text
     snapshots = {}
-    for event in parse_sse(reply.text):
-        data = event["data"]
+    for data in parse_sse(reply.text):
         validate("ResponseStreamEvent", data)
         if "response" in data:
             snapshots[data["type"]] = data["response"]
@@ -310,9 +309,9 @@ async def test_chat_chunks(
         "stream_options": {"include_usage": include_usage},
     }
     reply = await http.post("/v1/chat/completions", json=body)
-    chunks = [event["data"] for event in parse_sse(reply.text)]
-    assert chunks[-1] == "[DONE]"
-    for chunk in chunks[:-1]:
+    assert reply.text.endswith("data: [DONE]\n\n")
+    chunks = parse_sse(reply.text)
+    for chunk in chunks:
         check_chunk(chunk)
-    assert (chunks[-2]["usage"] is not None) is include_usage
-    assert all(chunk["usage"] is None for chunk in chunks[:-2])
+    assert (chunks[-1]["usage"] is not None) is include_usage
+    assert all(chunk["usage"] is None for chunk in chunks[:-1])

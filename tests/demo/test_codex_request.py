@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
+from langgraph_openai_serve.testing import parse_sse
 from tests.conftest import demo_app
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -116,7 +116,7 @@ async def test_codex_first_turn_streams_an_answer(http: httpx.AsyncClient) -> No
     body["tools"].remove(MULTI_AGENT_TOOLS)
     reply = await http.post("/v1/responses", json=body)
     assert reply.status_code == 200, reply.text
-    events = [event["data"] for event in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     assert events[0]["type"] == "response.created"

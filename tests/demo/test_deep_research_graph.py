@@ -23,6 +23,7 @@ from openai import AsyncOpenAI
 from langgraph_openai_serve.graph.citations import citation_slice
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.server import ServerResources
+from langgraph_openai_serve.testing import parse_sse
 from lgos_demo_api.graphs.deep_research import (
     build_deep_research_graph,
     deep_research_graph_config,
@@ -45,7 +46,6 @@ from lgos_demo_api.search import web_search_tool
 from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 from tests.demo.stubs import ScriptedSearch, sdk_client
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -105,7 +105,7 @@ class Env:
             "/v1/responses", json={"model": MODEL, "stream": True, **request}
         )
         assert reply.status_code == 200, reply.text
-        events = [e["data"] for e in parse_sse(reply.text)]
+        events = parse_sse(reply.text)
         for event in events:
             validate("ResponseStreamEvent", event)
         return events

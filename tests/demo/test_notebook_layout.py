@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 
 from tests.browsers import launch
-from tests.demo.test_notebooks import gallery, load_notebook
-
-__all__ = ["gallery"]  # the fixture, shared with test_notebooks
+from tests.demo.notebooks import load_notebook
 
 WIDTH = 1400
 

@@ -9,14 +9,10 @@ command lines with a stand-in `uv`, and for real, serving the notebook gallery
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
@@ -27,14 +23,11 @@ import pytest
 
 from lgos_demo_api.settings import DemoApiSettings
 from tests.browsers import launch
-from tests.procs import executable, free_port
+from tests.demo.notebooks import JUST, NOTEBOOKS, ROOT, load_notebook, offline_env
 
 pytestmark = [pytest.mark.integration]
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "demo" / "api" / "notebooks"
 PYTHON = sys.executable
-JUST = executable("just")
 SCRIPT_TIMEOUT = 240
 
 FOREGROUND_MODES = [
@@ -44,23 +37,6 @@ FOREGROUND_MODES = [
     "responses.create(stream=True)",
 ]
 BACKGROUND_MODE = "responses.create(background=True)"
-
-
-def offline_env() -> dict[str, str]:
-    """The environment of a user whose .env configures a real provider.
-
-    The notebooks run offline by default, so this key must never be used
-    (there is no network here: using it would fail the run).
-    """
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DEMO_API_", "LGOS_", "OPENAI_", "LANGFUSE_", "OTEL_"))
-    }
-    env["DEMO_API_OPENAI_API_KEY"] = "sk-from-the-users-env-file"
-    env["DEMO_API_OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
-    env["DEMO_API_OFFLINE_CHUNK_DELAY"] = "0.5"  # the notebooks set their own
-    return env
 
 
 def run_notebook(name: str, tmp_path: Path, *args: str) -> dict[str, Any]:
@@ -136,17 +112,6 @@ def test_wire_events_shows_commentary_and_citations_on_both_routes(
 
 
 # --- the notebooks' top-level functions, imported (marimo files are modules) ---
-
-
-def load_notebook(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        f"lgos_notebook_{name}", NOTEBOOKS / f"{name}.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -390,47 +355,6 @@ def test_recipe_rejects_unknown_options(
     assert result.returncode != 0
     assert "--editable" in result.stderr
     assert not calls.exists()
-
-
-@pytest.fixture
-def gallery(tmp_path: Path) -> Iterator[str]:
-    """`just demo/marimo` for real, on a free port; yields its URL."""
-    port = free_port()
-    env = {**offline_env(), "DEMO_MARIMO_PORT": str(port)}
-    env = {k: v for k, v in env.items() if k != "DEMO_MARIMO_HOST"}
-    log = tmp_path / "marimo.log"
-    assert JUST is not None, "just is not installed"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [JUST, "--dotenv-filename", ".no-such-env", "demo/marimo"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            try:
-                if httpx.get(url, timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        assert f"read-only: {url}" in log.read_text()
-        assert "Create or edit" not in log.read_text()
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(5)
 
 
 @pytest.mark.browser

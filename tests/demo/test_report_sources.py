@@ -23,6 +23,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_openai_serve.graph.citations import citation_slice
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.server import ServerResources
+from langgraph_openai_serve.testing import parse_sse
 from lgos_demo_api.graphs.deep_research import deep_research_graph_config
 from lgos_demo_api.graphs.deep_research_offline import report_text
 from lgos_demo_api.graphs.deep_research_prompts import START_RESEARCH
@@ -40,7 +41,6 @@ from lgos_demo_api.search.renumber import MarkerRenumbering, RenumberedChatModel
 from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 from tests.demo.stubs import sdk_client
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -235,7 +235,7 @@ async def streamed_report(http: Any, question: str) -> tuple[str, str, list[dict
             ],
         },
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     assert events[-1]["type"] == "response.completed", events[-1]

@@ -11,6 +11,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve.graph.citations import citation_slice
+from langgraph_openai_serve.testing import parse_sse
 from lgos_demo_api.graphs.server_tools import (
     SERVER_TOOLS,
     graph_topology,
@@ -21,7 +22,6 @@ from lgos_demo_api.search import web_search_tool
 from lgos_demo_api.settings import DemoApiSettings
 from tests.contract.openapi import validate
 from tests.demo.stubs import ScriptedSearch, sdk_client
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -63,7 +63,7 @@ async def stream(env: Env, **request: Any) -> list[dict[str, Any]]:
         "/v1/responses", json={"model": "server-tools", "stream": True, **request}
     )
     assert reply.status_code == 200, reply.text
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     return events

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.chainlit_page import set_switch
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,
@@ -27,7 +28,6 @@ from tests.e2e.conftest import (
     start_timeline,
     timeline,
 )
-from tests.e2e.test_chainlit_interrupts import set_switch
 
 pytestmark = [pytest.mark.timeout(300)]
 

@@ -16,6 +16,17 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.chainlit_page import (
+    BACKGROUND_STEPS,
+    CHART,
+    CSV,
+    PNG_SIGNATURE,
+    QUESTIONS,
+    RESEARCH_TIMEOUT_MS,
+    choice,
+    served,
+    set_switch,
+)
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,
@@ -25,21 +36,9 @@ from tests.e2e.conftest import (
     send,
     stop_background_run,
 )
-from tests.e2e.test_chainlit_interrupts import (
-    QUESTIONS,
-    RESEARCH_TIMEOUT_MS,
-    choice,
-    served,
-    set_switch,
-)
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.timeout(300)]
-
-BACKGROUND_STEPS = '.step[data-step-type="run"]:has-text("in the background")'
-CHART = 'img[alt$=".png"]'
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-CSV = "fruit,count\napples,3\npears,5\nplums,8\n"
 
 
 def test_attach_a_csv_and_ask(

@@ -35,6 +35,15 @@ from lgos_chainlit.model_catalog import (
 from lgos_chainlit.session import (
     ChatSession,
 )
+from tests.e2e.chainlit_page import (
+    BACKGROUND_STEPS,
+    CHART,
+    CSV,
+    QUESTIONS,
+    RESEARCH_TIMEOUT_MS,
+    choice,
+    set_switch,
+)
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,
@@ -51,18 +60,7 @@ from tests.e2e.conftest import (
     sign_in,
     stop_background_run,
 )
-from tests.e2e.test_chainlit_files import BACKGROUND_STEPS, CHART, CSV
-from tests.e2e.test_chainlit_interrupts import (
-    QUESTIONS,
-    RESEARCH_TIMEOUT_MS,
-    choice,
-    set_switch,
-)
-from tests.e2e.test_chainlit_mcp import (
-    MCP_TOOLS,
-    attached_line,
-    convert_and_save,
-)
+from tests.e2e.mcp_steps import MCP_TOOLS, attached_line, convert_and_save
 from tests.gateway.mcp_client import server_notes
 from tests.waiting import wait_until
 

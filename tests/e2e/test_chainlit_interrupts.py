@@ -13,10 +13,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.chainlit_page import (
+    QUESTIONS,
+    RESEARCH_TIMEOUT_MS,
+    TOOL_STEPS,
+    choice,
+    served,
+    set_switch,
+)
 from tests.e2e.conftest import (
     ANSWER_TIMEOUT_MS,
     ANSWERS,
@@ -29,19 +36,8 @@ from tests.e2e.conftest import (
 
 pytestmark = [pytest.mark.timeout(300)]
 
-TOOL_STEPS = '.step[data-step-type="tool"]'
 COMMENTARY_STEPS = '.step[data-step-type="run"]'
-QUESTIONS = ANSWERS + ":has-text('Your answer is needed')"
 REQUEST = "Refund order 42: the kettle arrived broken."
-RESEARCH_TIMEOUT_MS = 150_000
-
-
-def served(api: Service) -> set[str]:
-    return {m["id"] for m in httpx.get(f"{api.url}/models").json()["data"]}
-
-
-def choice(page: Any, label: str) -> Any:
-    return page.get_by_role("button", name=label, exact=True)
 
 
 def click_until_taken(page: Any, label: str, attempts: int = 3) -> None:
@@ -62,19 +58,6 @@ def click_until_taken(page: Any, label: str, attempts: int = 3) -> None:
         except AssertionError:
             if attempt == attempts - 1:
                 raise
-
-
-def set_switch(page: Any, switch_id: str, on: bool) -> None:
-    page.locator("#chat-settings-open-modal").click()
-    dialog = page.locator("#chat-settings")
-    expect(dialog).to_be_visible(timeout=UI_TIMEOUT_MS)
-    switch = dialog.locator(f"#{switch_id}")
-    state = "checked" if on else "unchecked"
-    if switch.get_attribute("data-state") != state:
-        switch.click()
-    expect(switch).to_have_attribute("data-state", state)
-    dialog.locator("#confirm").click()
-    expect(dialog).to_be_hidden()
 
 
 def test_pause_survives_a_reload_and_is_answered_from_history(

@@ -17,7 +17,7 @@ import pytest
 
 from tests.gateway.conftest import MASTER_KEY, Gateway
 from tests.open_webui.conftest import lgos_pipe
-from tests.open_webui.test_lgos_pipe import Events, answered, run
+from tests.open_webui.pipe_events import Events, answered, run
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
 

@@ -9,7 +9,6 @@ it answered is resumed by a new process).
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import signal
 import subprocess
 import time
@@ -21,6 +20,7 @@ from typing import Any
 import httpx
 from openai import OpenAI
 
+from langgraph_openai_serve.testing import parse_sse
 from tests.pg import RestartablePostgres, _as_root
 from tests.procs import free_port, lgos_command, running
 from tests.waiting import wait_until
@@ -90,10 +90,6 @@ def new_gate(tmp_path: Path, name: str) -> Path:
     return gate
 
 
-def sse_events(lines: Iterator[str]) -> list[dict[str, Any]]:
-    return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
-
-
 def wait_shutting_down(base: str) -> tuple[httpx.Response, float]:
     """Poll readiness until it fails; return the answer and the seconds it took."""
     start = time.monotonic()
@@ -155,7 +151,7 @@ def test_sigterm_refuses_new_requests_and_lets_a_stream_finish(
             )
 
             (gate / "open").touch()
-            events = sse_events(stream.iter_lines())
+            events = parse_sse(stream.read().decode())
         assert events[-1]["type"] == "response.completed"
         assert events[-1]["response"]["output"][-1]["content"][0]["text"] == (
             f"Decision: gate:{gate}"
@@ -182,7 +178,7 @@ def test_runs_past_the_grace_period_are_stopped_and_their_pauses_kept(
             wait_started(answered)
             process.send_signal(signal.SIGTERM)
             start = time.monotonic()
-            events = sse_events(stream.iter_lines())
+            events = parse_sse(stream.read().decode())
             stopped_after = time.monotonic() - start
         assert 0.9 < stopped_after < 10, stopped_after
         assert events[-1]["type"] == "response.failed"

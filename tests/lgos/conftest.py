@@ -1,10 +1,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import httpx
-import orjson
 import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
@@ -37,21 +35,3 @@ async def openai_client(app: FastAPI) -> AsyncIterator[AsyncOpenAI]:
             http_client=http_client,
             max_retries=0,
         )
-
-
-def parse_sse(body: str) -> list[dict[str, Any]]:
-    """Parse an SSE body into events: ``{"event": name|None, "data": obj|str}``."""
-    events = []
-    for block in body.split("\n\n"):
-        name, data = None, []
-        for line in block.splitlines():
-            if line.startswith("event:"):
-                name = line[6:].strip()
-            elif line.startswith("data:"):
-                data.append(line[5:].strip())
-        if data:
-            raw = "\n".join(data)
-            events.append(
-                {"event": name, "data": raw if raw == "[DONE]" else orjson.loads(raw)}
-            )
-    return events

@@ -10,8 +10,8 @@ from openai import AsyncOpenAI
 
 from langgraph_openai_serve import GraphError
 from langgraph_openai_serve.graph.citations import citation_slice
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 from tests.lgos.graphs import CITED_TEXT
 
 pytestmark = pytest.mark.anyio
@@ -27,7 +27,7 @@ async def _response(
     if not stream:
         validate("Response", reply.json())
         return reply.json(), []
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     return events[-1]["response"], events
@@ -44,9 +44,8 @@ async def _chat(http: httpx.AsyncClient, prompt: str, stream: bool) -> Any:
     if not stream:
         validate("CreateChatCompletionResponse", reply.json())
         return reply.json()
-    chunks = [e["data"] for e in parse_sse(reply.text)]
-    assert chunks[-1] == "[DONE]"
-    return chunks[:-1]
+    assert reply.text.endswith("data: [DONE]\n\n")
+    return parse_sse(reply.text)
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -10,8 +10,8 @@ from dirty_equals import IsNow
 from inline_snapshot import Is, snapshot
 from openai import AsyncOpenAI
 
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 from tests.matchers import an_id, failed_message
 
 pytestmark = pytest.mark.anyio
@@ -90,9 +90,8 @@ async def test_stream_with_and_without_usage(
             "stream_options": {"include_usage": True},
         },
     )
-    events = parse_sse(reply.text)
-    assert events[-1]["data"] == "[DONE]"
-    payloads = [e["data"] for e in events[:-1]]
+    assert reply.text.endswith("data: [DONE]\n\n")
+    payloads = parse_sse(reply.text)
     for payload in payloads:
         validate("CreateChatCompletionStreamResponse", payload)
     completion_id = payloads[0]["id"]
@@ -243,7 +242,7 @@ async def test_tool_calls(openai_client: AsyncOpenAI, http: httpx.AsyncClient) -
             "stream": True,
         },
     )
-    payloads = [e["data"] for e in parse_sse(reply.text)[:-1]]
+    payloads = parse_sse(reply.text)
     for payload in payloads:
         validate("CreateChatCompletionStreamResponse", payload)
     # A reply of tool calls only carries no content at all (the role chunk
@@ -338,8 +337,7 @@ async def test_status_events_are_ignored(http: httpx.AsyncClient) -> None:
         },
     )
     text = "".join(
-        e["data"]["choices"][0]["delta"].get("content") or ""
-        for e in parse_sse(reply.text)[:-1]
+        e["choices"][0]["delta"].get("content") or "" for e in parse_sse(reply.text)
     )
     assert text == "Echo: q"
 
@@ -354,8 +352,8 @@ async def test_failure_mid_stream_sends_error(http: httpx.AsyncClient) -> None:
         },
     )
     events = parse_sse(reply.text)
-    validate("ErrorResponse", events[-1]["data"])
-    assert events[-1]["data"] == snapshot(
+    validate("ErrorResponse", events[-1])
+    assert events[-1] == snapshot(
         {
             "error": {
                 "message": failed_message(reply),

@@ -38,8 +38,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -634,28 +634,28 @@ def _check_error(reply: httpx.Response, model: Any, stream: bool) -> None:
 def _check_responses_stream(reply: httpx.Response, model: Any) -> None:
     events = parse_sse(reply.text)
     assert events, "empty Responses stream"
+    names = [line[7:] for line in reply.text.split("\n") if line.startswith("event: ")]
+    assert names == [event["type"] for event in events]
     for number, event in enumerate(events):
-        data = event["data"]
-        validate("ResponseStreamEvent", data)
-        assert event["event"] == data["type"], event
-        assert data["sequence_number"] == number, event
-    last = events[-1]["data"]["type"]
+        validate("ResponseStreamEvent", event)
+        assert event["sequence_number"] == number, event
+    last = events[-1]["type"]
     allowed = {"response.completed", "response.incomplete"}
     if model in FAILING_MODELS:
         allowed.add("response.failed")
-    assert last in allowed, (
-        f"model {model!r} stream ended with {last}: {events[-1]['data']}"
-    )
+    assert last in allowed, f"model {model!r} stream ended with {last}: {events[-1]}"
 
 
 def _check_chat_stream(reply: httpx.Response, model: Any) -> None:
     events = parse_sse(reply.text)
+    if reply.text.endswith("data: [DONE]\n\n"):
+        for event in events:
+            validate("CreateChatCompletionStreamResponse", event)
+        return
     assert events, "empty Chat stream"
     for event in events[:-1]:
-        validate("CreateChatCompletionStreamResponse", event["data"])
-    last = events[-1]["data"]
-    if last == "[DONE]":
-        return
+        validate("CreateChatCompletionStreamResponse", event)
+    last = events[-1]
     validate("ErrorResponse", last)
     assert model in FAILING_MODELS, f"model {model!r} stream ended with {last}"
     assert last["error"]["type"] == "server_error", last

@@ -29,9 +29,12 @@ from langgraph_openai_serve import (
     GraphRequest,
     LanggraphOpenaiServe,
 )
-from langgraph_openai_serve.testing import OfflineChatModel, RecordingResponder
+from langgraph_openai_serve.testing import (
+    OfflineChatModel,
+    RecordingResponder,
+    parse_sse,
+)
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 from tests.lgos.graphs import echo_responder, model_graph
 
 pytestmark = pytest.mark.anyio
@@ -123,13 +126,13 @@ async def _answer(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> s
         return data["output"][0]["content"][0]["text"]
     events = parse_sse(reply.text)
     if chat:
-        assert events[-1]["data"] == "[DONE]"
+        assert reply.text.endswith("data: [DONE]\n\n")
         return "".join(
-            event["data"]["choices"][0]["delta"].get("content") or ""
-            for event in events[:-1]
-            if event["data"]["choices"]
+            event["choices"][0]["delta"].get("content") or ""
+            for event in events
+            if event["choices"]
         )
-    last = events[-1]["data"]
+    last = events[-1]
     assert last["type"] == "response.completed"
     return last["response"]["output"][0]["content"][0]["text"]
 

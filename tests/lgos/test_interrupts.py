@@ -35,10 +35,11 @@ from langgraph_openai_serve.graph.interrupt import (
     checkpoint_key,
     delete_expired_interrupt_runs,
 )
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
 from tests.lgos.asgi import call_asgi, leaving_receive, post_scope
-from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, approval_graph, interrupt_registry
+from tests.lgos.interrupts import LosableCoordinator, answers, calls_of
 from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
@@ -88,21 +89,6 @@ async def env() -> AsyncIterator[tuple[Env, AsyncOpenAI]]:
         yield state, client
 
 
-def calls_of(response: Any) -> list[Any]:
-    return [
-        i
-        for i in response.output
-        if i.type == "function_call" and i.name == "lgos_interrupt"
-    ]
-
-
-def answers(calls: list[Any], *values: str) -> list[dict[str, str]]:
-    return [
-        {"type": "function_call_output", "call_id": c.call_id, "output": v}
-        for c, v in zip(calls, values, strict=True)
-    ]
-
-
 async def test_pause_then_resume(env: tuple[Env, AsyncOpenAI]) -> None:
     state, client = env
     paused = await client.responses.create(model="approval", input="Refund order 42")
@@ -141,7 +127,7 @@ async def test_streamed_pause_and_resume(env: tuple[Env, AsyncOpenAI]) -> None:
         "http://lgos/v1/responses",
         json={"model": "approval", "input": "x", "stream": True},
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     assert [e["type"] for e in events][-4:] == [
@@ -522,7 +508,7 @@ async def _stream_watching_terminal(
             at_terminal.append((state.coordinator.held, await state.threads()))
 
     chunks = await call_asgi(state.app, "/v1/responses", body, on_body)
-    return [e["data"] for e in parse_sse(b"".join(chunks).decode())], at_terminal
+    return parse_sse(b"".join(chunks).decode()), at_terminal
 
 
 async def test_terminal_event_follows_the_release(env: tuple[Env, AsyncOpenAI]) -> None:
@@ -681,20 +667,6 @@ async def test_sweep_deletes_only_expired_unleased_lgos_runs(
     assert await state.threads() == {kept_key, "foreign"}
 
 
-class LosableCoordinator(InMemoryRunCoordinator):
-    """In-process leases that a test can mark lost, as a dead session would."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.leases: list[Lease] = []
-
-    @asynccontextmanager
-    async def lease(self, key: str) -> AsyncIterator[Lease]:
-        async with super().lease(key) as held:
-            self.leases.append(held)
-            yield held
-
-
 @pytest.mark.parametrize("stream", [False, True])
 async def test_a_lost_lease_stops_the_run_and_writes_nothing(stream: bool) -> None:
     state = Env(LosableCoordinator())
@@ -712,7 +684,7 @@ async def test_a_lost_lease_stops_the_run_and_writes_nothing(stream: bool) -> No
         state.coordinator.leases[-1].lost.set()  # its session ended
         reply = await asyncio.wait_for(request, 10)
         if stream:
-            failed = parse_sse(reply.text)[-1]["data"]
+            failed = parse_sse(reply.text)[-1]
             assert failed["type"] == "response.failed"
             assert "lost its lease" in failed["response"]["error"]["message"]
         else:

@@ -32,11 +32,11 @@ from langgraph_openai_serve.metrics import (
     model_label,
 )
 from langgraph_openai_serve.server.metrics import install_metrics, route_template
+from langgraph_openai_serve.testing import parse_sse
 from tests.lgos.asgi import call_asgi
-from tests.lgos.conftest import parse_sse
 from tests.lgos.graphs import make_registry
 from tests.lgos.interrupt_graphs import Counter, interrupt_registry
-from tests.lgos.test_interrupts import LosableCoordinator, answers, calls_of
+from tests.lgos.interrupts import LosableCoordinator, answers, calls_of
 
 pytestmark = pytest.mark.anyio
 
@@ -219,7 +219,7 @@ async def test_a_failing_stream_counts_its_error_code(app: FastAPI) -> None:
     async with http_client(app) as http:
         body = {"model": "failing", "input": "x", "stream": True}
         reply = await http.post("/v1/responses", json=body)
-    assert parse_sse(reply.text)[-1]["data"]["type"] == "response.failed"
+    assert parse_sse(reply.text)[-1]["type"] == "response.failed"
     assert seen("lgos_errors_total", code="server_error") == 1
 
 

@@ -23,8 +23,8 @@ from openai import AsyncOpenAI
 
 from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -94,7 +94,7 @@ async def test_the_agents_sdk_shape_is_served(http: httpx.AsyncClient) -> None:
         "/v1/responses",
         json={**body, "stream": True, "stream_options": {"include_obfuscation": False}},
     )
-    last = parse_sse(reply.text)[-1]["data"]
+    last = parse_sse(reply.text)[-1]
     assert last["type"] == "response.completed"
     assert last["response"]["output"][0]["content"][0]["text"] == "Echo: fields"
 

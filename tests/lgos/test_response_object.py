@@ -22,8 +22,8 @@ from langgraph_openai_serve import LanggraphOpenaiServe
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 from tests.lgos.interrupt_graphs import Counter, interrupt_registry
 
 pytestmark = pytest.mark.anyio
@@ -116,7 +116,7 @@ async def test_client_values_are_echoed(http: httpx.AsyncClient) -> None:
     for stream in (False, True):
         reply = await http.post("/v1/responses", json={**body, "stream": stream})
         if stream:
-            events = [e["data"] for e in parse_sse(reply.text)]
+            events = parse_sse(reply.text)
             responses = [e["response"] for e in events if "response" in e]
             assert len(responses) == 3
         else:
@@ -144,7 +144,7 @@ async def test_usage_and_completed_at_once_known(http: httpx.AsyncClient) -> Non
     reply = await http.post(
         "/v1/responses", json={"model": "echo", "input": "hi", "stream": True}
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     snapshots = {e["type"]: e["response"] for e in events if "response" in e}
     for name in ("response.created", "response.in_progress"):
         assert snapshots[name]["status"] == "in_progress"
@@ -165,7 +165,7 @@ async def test_failed_and_incomplete_are_not_completed(
         reply = await http.post(
             "/v1/responses", json={"model": model, "input": prompt, "stream": True}
         )
-        last = parse_sse(reply.text)[-1]["data"]["response"]
+        last = parse_sse(reply.text)[-1]["response"]
         assert last["status"] == status
         assert last["completed_at"] is None
 
@@ -237,7 +237,7 @@ async def test_chat_echoes_service_tier_and_metadata(http: httpx.AsyncClient) ->
     message = completion["choices"][0]["message"]
     assert (message["refusal"], message["annotations"]) == (None, [])
     reply = await http.post("/v1/chat/completions", json={**body, "stream": True})
-    chunks = [e["data"] for e in parse_sse(reply.text)][:-1]
+    chunks = parse_sse(reply.text)
     assert {chunk["service_tier"] for chunk in chunks} == {"auto"}
     assert {chunk["usage"] for chunk in chunks} == {None}
     plain = (

@@ -10,8 +10,8 @@ from dirty_equals import IsNow, IsPartialDict
 from inline_snapshot import Is, snapshot
 from openai import AsyncOpenAI
 
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 from tests.matchers import an_id, failed_message
 
 pytestmark = pytest.mark.anyio
@@ -197,14 +197,15 @@ async def test_stream_emits_full_typed_lifecycle(http: httpx.AsyncClient) -> Non
     assert reply.status_code == 200
     assert reply.headers["content-type"].startswith("text/event-stream")
     events = parse_sse(reply.text)
-    assert all(event["event"] == event["data"]["type"] for event in events)
+    names = [line[7:] for line in reply.text.split("\n") if line.startswith("event: ")]
+    assert names == [event["type"] for event in events]
     for event in events:
-        validate("ResponseStreamEvent", event["data"])
-    response_id = events[0]["data"]["response"]["id"]
-    item_id = events[2]["data"]["item"]["id"]
+        validate("ResponseStreamEvent", event)
+    response_id = events[0]["response"]["id"]
+    item_id = events[2]["item"]["id"]
     assert (response_id, item_id) == (an_id("resp"), an_id("msg"))
     # "Echo: one two three", word by word, in one item of one Response.
-    assert [event["data"] for event in events] == snapshot(
+    assert events == snapshot(
         [
             {
                 "type": "response.created",
@@ -381,13 +382,11 @@ async def test_text_without_streamed_chunks_falls_back(http: httpx.AsyncClient) 
         },
     )
     events = parse_sse(reply.text)
-    deltas = [
-        e["data"]["delta"] for e in events if e["data"]["type"].endswith("text.delta")
-    ]
+    deltas = [e["delta"] for e in events if e["type"].endswith("text.delta")]
     assert deltas == ["Hello, Ada."]
-    assert events[-1]["data"]["type"] == "response.completed"
+    assert events[-1]["type"] == "response.completed"
     # No model call reported usage, so the Response's usage stays null.
-    assert events[-1]["data"]["response"]["usage"] is None
+    assert events[-1]["response"]["usage"] is None
 
 
 @pytest.mark.parametrize(
@@ -444,7 +443,7 @@ async def test_streamed_function_call_events(http: httpx.AsyncClient) -> None:
         "/v1/responses",
         json={"model": "tools", "input": "Weather?", "tools": tools, "stream": True},
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     assert events == snapshot(
@@ -537,7 +536,7 @@ async def test_status_events_become_commentary(http: httpx.AsyncClient) -> None:
     reply = await http.post(
         "/v1/responses", json={"model": "status", "input": "q", "stream": True}
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     final = events[-1]["response"]
     phases = [(item["phase"], item["content"][0]["text"]) for item in final["output"]]
     assert phases == [
@@ -558,7 +557,7 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
     reply = await http.post(
         "/v1/responses", json={"model": "failing", "input": "boom", "stream": True}
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     # The partial answer stays, marked incomplete; the message hides the cause.
@@ -641,7 +640,7 @@ async def test_parity_mismatch_fails_the_stream(http: httpx.AsyncClient) -> None
     reply = await http.post(
         "/v1/responses", json={"model": "mismatch", "input": "x", "stream": True}
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     assert events[-1]["type"] == "response.failed"
     assert "does not match" in events[-1]["response"]["error"]["message"]
 

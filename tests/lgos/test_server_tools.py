@@ -10,8 +10,8 @@ import pytest
 from inline_snapshot import Is, snapshot
 from openai import AsyncOpenAI
 
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 from tests.matchers import an_id
 
 pytestmark = pytest.mark.anyio
@@ -92,7 +92,7 @@ async def test_streamed_server_tool_events(http: httpx.AsyncClient) -> None:
     reply = await _post(
         http, {"input": "version and search: x", "tools": BOTH, "stream": True}
     )
-    events = [e["data"] for e in parse_sse(reply.text)]
+    events = parse_sse(reply.text)
     for event in events:
         validate("ResponseStreamEvent", event)
     # Each event's type and output item: the search completes before the answer.
@@ -194,7 +194,7 @@ async def test_broken_server_activity_fails(
     assert reply.status_code == 500
     assert message in reply.json()["error"]["message"]
     streamed = await _post(http, {"input": prompt, "tools": BOTH, "stream": True})
-    events = [e["data"] for e in parse_sse(streamed.text)]
+    events = parse_sse(streamed.text)
     assert events[-1]["type"] == "response.failed"
     for event in events:
         validate("ResponseStreamEvent", event)

@@ -36,7 +36,7 @@ from langgraph_openai_serve.graph.status import status_event
 from langgraph_openai_serve.server import ServerSettings, create_app
 from langgraph_openai_serve.server.health import NotReady, Readiness
 from langgraph_openai_serve.server.shutdown import drain
-from tests.lgos.conftest import parse_sse
+from langgraph_openai_serve.testing import parse_sse
 from tests.lgos.graphs import make_registry
 
 pytestmark = pytest.mark.anyio
@@ -172,7 +172,7 @@ async def test_stopped_runs_answer_server_shutting_down(
         assert answer.headers["retry-after"] == "1"
         assert answer.json()["error"]["code"] == "server_shutting_down"
         return
-    events = [e["data"] for e in parse_sse(answer.text)]
+    events = parse_sse(answer.text)
     if path == "/v1/responses":
         failed = events[-1]
         assert failed["type"] == "response.failed"
@@ -193,7 +193,7 @@ async def test_the_drain_waits_for_runs_within_the_grace_and_stops_the_rest() ->
         assert serve.shutdown.shutting_down
         gate.release.set()  # the run ends within the grace period
         await asyncio.wait_for(draining, 5)
-        events = [e["data"] for e in parse_sse((await reply).text)]
+        events = parse_sse((await reply).text)
         assert events[-1]["type"] == "response.completed"
         assert not serve.shutdown.run_stop.stopped
 
@@ -203,7 +203,7 @@ async def test_the_drain_waits_for_runs_within_the_grace_and_stops_the_rest() ->
         await asyncio.wait_for(gate.started.wait(), 5)
         await asyncio.wait_for(drain(serve.shutdown, grace=0.05), 5)
         assert serve.shutdown.run_stop.stopped
-        events = [e["data"] for e in parse_sse((await reply).text)]
+        events = parse_sse((await reply).text)
         assert events[-1]["type"] == "response.failed"
         assert gate.cancelled == 1
 

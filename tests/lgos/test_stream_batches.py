@@ -23,7 +23,7 @@ from langgraph_openai_serve.graph.runner import (
     stream_run,
     stream_run_batches,
 )
-from langgraph_openai_serve.testing import OfflineChatModel
+from langgraph_openai_serve.testing import OfflineChatModel, parse_sse
 from tests.lgos.asgi import call_asgi
 from tests.lgos.graphs import model_graph
 
@@ -60,28 +60,8 @@ async def test_a_burst_comes_in_few_batches_and_the_result_alone() -> None:
     assert [e.text for e in events if isinstance(e, TextChunk)] == texts
 
 
-def parse_sse(body: str) -> list[dict[str, Any]]:
-    """Split events on newlines only, as the SSE format does (not on U+2028)."""
-    events = []
-    for block in body.split("\n\n"):
-        name, data = None, None
-        for line in block.split("\n"):
-            if line.startswith("event: "):
-                name = line[7:]
-            elif line.startswith("data: "):
-                data = line[6:]
-        if data is not None:
-            events.append(
-                {
-                    "event": name,
-                    "data": data if data == "[DONE]" else orjson.loads(data),
-                }
-            )
-    return events
-
-
 def reencoded(event: dict[str, Any]) -> bytes:
-    return orjson.dumps(event["data"])
+    return orjson.dumps(event)
 
 
 async def test_responses_stream_batches_events_exactly() -> None:
@@ -91,20 +71,20 @@ async def test_responses_stream_batches_events_exactly() -> None:
         app, "/v1/responses", {"model": "burst", "input": "x", "stream": True}
     )
     events = parse_sse(b"".join(bodies).decode())
-    deltas = [e for e in events if e["event"] == "response.output_text.delta"]
+    deltas = [e for e in events if e["type"] == "response.output_text.delta"]
     assert len(deltas) > 40
     assert len(bodies) <= 6  # not one write per event
     # The first delta is written alone, right away; the rest of the burst after.
     first_delta = next(b for b in bodies if b"output_text.delta" in b)
     assert first_delta.count(b"event: response.output_text.delta") == 1
-    assert [e["data"]["sequence_number"] for e in events] == list(range(len(events)))
-    assert "".join(e["data"]["delta"] for e in deltas) == ANSWER
-    assert events[-1]["event"] == "response.completed"
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert "".join(e["delta"] for e in deltas) == ANSWER
+    assert events[-1]["type"] == "response.completed"
     # Every event is exactly what orjson writes for its object (the text
     # deltas are assembled from pre-encoded parts).
     stream = b"".join(bodies)
     for event in events:
-        frame = b"event: %s\ndata: %s\n\n" % (event["event"].encode(), reencoded(event))
+        frame = b"event: %s\ndata: %s\n\n" % (event["type"].encode(), reencoded(event))
         assert frame in stream
 
 
@@ -122,14 +102,12 @@ async def test_chat_stream_batches_chunks_exactly() -> None:
     first_content = next(b for b in bodies if b'"delta":{"content":"w0' in b)
     assert first_content.count(b"data: ") == 1
     contents = [
-        e["data"]["choices"][0]["delta"].get("content", "")
-        for e in events[:-1]
-        if e["data"]["choices"]
+        e["choices"][0]["delta"].get("content", "") for e in events if e["choices"]
     ]
     assert "".join(contents) == ANSWER
-    assert events[-1]["data"] == "[DONE]"
     stream = b"".join(bodies)
-    for event in events[:-1]:
+    assert stream.endswith(b"data: [DONE]\n\n")
+    for event in events:
         assert b"data: %s\n\n" % reencoded(event) in stream
 
 

@@ -79,6 +79,7 @@ def test_public_names() -> None:
         "call_options",
         "default_responder",
         "default_structured_responder",
+        "parse_sse",
         "split_words",
     }
     assert all(hasattr(testing, name) for name in testing.__all__)
@@ -92,6 +93,7 @@ def test_the_testing_module_imports_no_other_lgos_module() -> None:
         "langgraph_openai_serve.testing",
         "langgraph_openai_serve.testing.model",
         "langgraph_openai_serve.testing.responders",
+        "langgraph_openai_serve.testing.sse",
     }
     for deps in own.values():
         assert all(dep.startswith(testing.__name__) for dep in deps), deps

@@ -24,8 +24,8 @@ from langgraph_openai_serve.api.chat import request as chat
 from langgraph_openai_serve.api.common import StrictModel
 from langgraph_openai_serve.api.responses import request as responses
 from langgraph_openai_serve.api.tolerance import as_no_op
+from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
-from tests.lgos.conftest import parse_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -199,9 +199,9 @@ async def _served(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> N
     if body.get("stream"):
         events = parse_sse(reply.text)
         if path == "/v1/responses":
-            assert events[-1]["data"]["type"] == "response.completed"
+            assert events[-1]["type"] == "response.completed"
         else:
-            assert events[-1]["data"] == "[DONE]"
+            assert reply.text.endswith("data: [DONE]\n\n")
     elif path == "/v1/responses":
         validate("Response", reply.json())
         assert reply.json()["status"] == "completed"

@@ -21,7 +21,7 @@ from openai import AsyncOpenAI
 
 from tests.demo_services import DEMO_FILES
 from tests.open_webui.conftest import lgos_pipe
-from tests.open_webui.test_lgos_pipe import Events
+from tests.open_webui.pipe_events import Events
 
 # The first test waits for the session's demo processes to start.
 pytestmark = [pytest.mark.integration, pytest.mark.anyio, pytest.mark.timeout(300)]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,49 +19,9 @@ import pytest
 from pydantic import ValidationError
 
 from tests.open_webui.conftest import lgos_pipe
+from tests.open_webui.pipe_events import Events, answered, run
 
 pytestmark = pytest.mark.anyio
-
-
-class Events:
-    """Records what the pipe emits; answers ``__event_call__`` from a script."""
-
-    def __init__(self, replies: list[Any] | None = None) -> None:
-        self.events: list[dict[str, Any]] = []
-        self.calls: list[dict[str, Any]] = []
-        self.replies = list(replies or [])
-
-    async def emit(self, event: dict[str, Any]) -> None:
-        self.events.append(event)
-
-    async def call(self, event: dict[str, Any]) -> Any:
-        self.calls.append(event)
-        return self.replies.pop(0)
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [e["data"] for e in self.events if e["type"] == kind]
-
-
-async def run(
-    pipe: Any,
-    model: str,
-    messages: list[dict[str, Any]],
-    events: Events,
-    *,
-    valves: dict[str, Any] | None = None,
-    chat_id: str | None = "chat-1",
-) -> str:
-    await pipe.discover()
-    body = {"model": f"lgos.{model}", "messages": messages, "stream": True}
-    user = {"valves": pipe.UserValves(**(valves or {}))}
-    gen: AsyncIterator[str] = pipe.pipe(
-        body,
-        __user__=user,
-        __event_emitter__=events.emit,
-        __event_call__=events.call,
-        __chat_id__=chat_id,
-    )
-    return "".join([part async for part in gen])
 
 
 async def test_one_model_per_graph(pipe: Any) -> None:
@@ -194,13 +153,6 @@ def test_ledger_without_records_replays_text() -> None:
         {"role": "assistant", "content": "hello"},
         {"role": "user", "content": "bye"},
     ]
-
-
-def answered(*answers: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "status": "answered",
-        "answers": {f"q{i}": a for i, a in enumerate(answers)},
-    }
 
 
 async def test_interrupt_answered_in_the_dialog(pipe: Any) -> None:

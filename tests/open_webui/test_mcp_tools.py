@@ -19,7 +19,7 @@ import pytest
 
 from tests.demo.mcp_helpers import McpServer, mcp_server, mcp_session
 from tests.open_webui.conftest import lgos_pipe
-from tests.open_webui.test_lgos_pipe import Events
+from tests.open_webui.pipe_events import Events
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 

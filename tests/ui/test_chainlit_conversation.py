@@ -1,6 +1,5 @@
 """Streaming turns against a scripted OpenAI-compatible transport."""
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,12 +12,9 @@ from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.turn import run_turn
 from lgos_chainlit.turn_result import output_item_to_input
+from tests.ui.fake_api import Server, error_response, streamed
 
 Handler = Callable[[httpx2.Request], httpx2.Response]
-
-
-def sse(*events: dict[str, Any]) -> bytes:
-    return b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events)
 
 
 def message_item(
@@ -104,44 +100,6 @@ def answer_stream(
         "sequence_number": next(seq),
         "response": response_obj(status, output, **extra),
     }
-
-
-class Server:
-    """Records requests and answers each with the next scripted response."""
-
-    def __init__(self, *responses: httpx2.Response) -> None:
-        self.responses = list(responses)
-        self.requests: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        return self.responses.pop(0)
-
-    def client(self) -> AsyncOpenAI:
-        return AsyncOpenAI(
-            base_url="http://lgos.test/v1",
-            api_key="lgos-demo",
-            max_retries=0,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self)),
-        )
-
-
-def streamed(*events: dict[str, Any]) -> httpx2.Response:
-    return httpx2.Response(
-        200, headers={"content-type": "text/event-stream"}, content=sse(*events)
-    )
-
-
-def error_response(status: int, message: str, **fields: Any) -> httpx2.Response:
-    body = {
-        "error": {
-            "message": message,
-            "type": fields.get("type", "invalid_request_error"),
-            "param": fields.get("param"),
-            "code": fields.get("code"),
-        }
-    }
-    return httpx2.Response(status, json=body)
 
 
 class Sink:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import chainlit as cl
 import httpx
@@ -35,44 +33,10 @@ from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
-from lgos_demo_files import FilesSettings, create_app
-from tests.ui.test_chainlit_conversation import Server, streamed
-from tests.ui.test_chainlit_function_loop import response_events, text_message
+from tests.ui.fake_api import Server, response_events, streamed, text_message
+from tests.ui.files_app import PNG, display_call
 
 pytestmark = pytest.mark.anyio
-
-API_KEY = "test-files-key"
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
-
-
-@pytest.fixture
-async def files(tmp_path: Path) -> AsyncIterator[openai.AsyncOpenAI]:
-    settings = FilesSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        api_key=API_KEY,  # type: ignore[arg-type]
-        storage_url=str(tmp_path / "objects"),
-        database_url=str(tmp_path / "meta.sqlite3"),
-        sweep_interval_seconds=0,
-    )
-    app = create_app(settings)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as http,
-    ):
-        yield openai.AsyncOpenAI(
-            base_url="http://files/v1",
-            api_key=API_KEY,
-            http_client=http,
-            max_retries=0,
-        )
-
-
-def display_call(file_id: str, **extra: str) -> FunctionCall:
-    arguments = {"file_id": file_id, "filename": "chart.png", "mime_type": "image/png"}
-    arguments.update(extra)
-    return FunctionCall(
-        call_id="call_1", name="display_file", arguments=json.dumps(arguments)
-    )
 
 
 def test_the_tool_matches_the_demo_definition() -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import httpx2
@@ -14,26 +13,17 @@ from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, LocalFunction
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 from lgos_chainlit.turn_result import TurnResult
-from tests.ui.test_chainlit_conversation import Server, error_response, streamed
+from tests.ui.fake_api import (
+    Server,
+    error_response,
+    response_events,
+    streamed,
+    text_message,
+)
 
 pytestmark = pytest.mark.anyio
 
 QUESTION = "Roll two dice"
-
-
-def text_message(
-    item_id: str, text: str, phase: str = "final_answer", annotations=()
-) -> dict[str, Any]:
-    return {
-        "id": item_id,
-        "type": "message",
-        "role": "assistant",
-        "status": "completed",
-        "phase": phase,
-        "content": [
-            {"type": "output_text", "text": text, "annotations": list(annotations)}
-        ],
-    }
 
 
 def call_item(
@@ -47,85 +37,6 @@ def call_item(
         "call_id": call_id,
         "name": name,
         "arguments": arguments,
-    }
-
-
-def response_events(
-    output: Sequence[dict[str, Any]],
-    *,
-    status: str = "completed",
-    **extra: Any,
-) -> Iterator[dict[str, Any]]:
-    """Stream ``output`` the way LGOS does; text arrives word by word."""
-    seq = iter(range(10_000))
-
-    def response(state: str, items: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "id": "resp_1",
-            "object": "response",
-            "created_at": 1720000000,
-            "model": "m",
-            "status": state,
-            "output": items,
-            **(extra if state == status else {}),
-        }
-
-    yield {
-        "type": "response.created",
-        "sequence_number": next(seq),
-        "response": response("in_progress", []),
-    }
-    for index, item in enumerate(output):
-        if item["type"] == "message":
-            yield {
-                "type": "response.output_item.added",
-                "sequence_number": next(seq),
-                "output_index": index,
-                "item": {**item, "status": "in_progress", "content": []},
-            }
-            for part in item["content"]:
-                if part["type"] == "refusal":
-                    yield {
-                        "type": "response.refusal.delta",
-                        "sequence_number": next(seq),
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "content_index": 0,
-                        "delta": part["refusal"],
-                    }
-                    continue
-                for word in re.findall(r"\S+\s*", part["text"]):
-                    yield {
-                        "type": "response.output_text.delta",
-                        "sequence_number": next(seq),
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "content_index": 0,
-                        "delta": word,
-                        "logprobs": [],
-                    }
-        else:
-            yield {
-                "type": "response.output_item.added",
-                "sequence_number": next(seq),
-                "output_index": index,
-                "item": {**item, "status": "in_progress", "arguments": ""},
-            }
-        yield {
-            "type": "response.output_item.done",
-            "sequence_number": next(seq),
-            "output_index": index,
-            "item": item,
-        }
-    terminal = {
-        "completed": "response.completed",
-        "incomplete": "response.incomplete",
-        "failed": "response.failed",
-    }[status]
-    yield {
-        "type": terminal,
-        "sequence_number": next(seq),
-        "response": response(status, list(output)),
     }
 
 

@@ -20,9 +20,9 @@ import logging
 import os
 import stat
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import chainlit as cl
@@ -30,7 +30,6 @@ import chainlit.data
 import openai
 import pytest
 from chainlit.context import init_http_context
-from chainlit.emitter import BaseChainlitEmitter
 from chainlit.step import StepDict
 from chainlit.types import Pagination, ThreadFilter
 from chainlit.user import User
@@ -56,12 +55,10 @@ from lgos_chainlit.session import WEB_SEARCH_SETTING, ChatSession
 from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.view import ChainlitTurnView
 from tests.pg import ADMIN_URI
-from tests.ui.test_chainlit_files import PNG, display_call
-from tests.ui.test_chainlit_files import files as files  # shared fixture
+from tests.ui.chainlit_context import in_chainlit
+from tests.ui.files_app import PNG, display_call
 
 pytestmark = pytest.mark.anyio
-
-T = TypeVar("T")
 
 
 def settings(tmp_path: Path, **values: Any) -> ChainlitSettings:
@@ -159,50 +156,6 @@ async def layer(
         yield data_layer
     finally:
         await data_layer.close()
-
-
-class PageRecorder(BaseChainlitEmitter):
-    """Chainlit's stub emitter, keeping the last step dict the page got per ID."""
-
-    def __init__(self, session: Any) -> None:
-        super().__init__(session)
-        self.shown: dict[str, dict[str, Any]] = {}
-
-    async def send_step(self, step_dict: StepDict) -> None:
-        self.shown[str(step_dict.get("id"))] = dict(step_dict)
-
-    async def update_step(self, step_dict: StepDict) -> None:
-        self.shown[str(step_dict.get("id"))] = dict(step_dict)
-
-    async def delete_step(self, step_dict: StepDict) -> None:
-        self.shown.pop(str(step_dict.get("id")), None)
-
-
-async def in_chainlit(
-    thread_id: str, work: Callable[[], Awaitable[T]]
-) -> tuple[T, dict[str, dict[str, Any]]]:
-    """Run ``work`` in a Chainlit context of ``thread_id`` (as a callback runs).
-
-    The context lives in a task of its own, so it does not outlast ``work``;
-    the session's upload folder is removed afterwards.
-
-    Returns:
-        What ``work`` returned, and each step as the page last got it.
-
-    """
-    page: list[PageRecorder] = []
-
-    async def run() -> T:
-        context = init_http_context(thread_id=thread_id)
-        context.emitter = PageRecorder(context.session)
-        page.append(context.emitter)
-        try:
-            return await work()
-        finally:
-            await context.session.delete()
-
-    result = await asyncio.create_task(run())
-    return result, page[0].shown
 
 
 class SlowFirstWrites:

@@ -22,15 +22,7 @@ from chainlit.session import WebsocketSession
 from chainlit.user_session import user_sessions
 
 from lgos_chainlit import reconnect
-
-# The in-process demo API and Files app, and the UI's app on them.
-from tests.ui.test_chainlit_resume import (  # noqa: F401 - fixtures
-    Page,
-    app,
-    clients,
-    files_transport,
-    lgos_transport,
-)
+from tests.ui.in_process import Page
 
 pytestmark = pytest.mark.anyio
 
@@ -89,7 +81,7 @@ class Browser:
 
 
 @pytest.fixture
-async def browser(app: ModuleType) -> AsyncIterator[Browser]:  # noqa: F811
+async def browser(app: ModuleType) -> AsyncIterator[Browser]:
     made = Browser()
     yield made
     if made.session is not None:

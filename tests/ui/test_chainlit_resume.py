@@ -17,7 +17,6 @@ API and the files from the Files app, both in process.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 import uuid
@@ -28,8 +27,6 @@ from typing import Any
 
 import chainlit as cl
 import chainlit.data
-import httpx2
-import openai
 import pytest
 from chainlit.context import init_ws_context
 from chainlit.session import WebsocketSession
@@ -41,10 +38,8 @@ from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
 from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
-from lgos_chainlit.settings import SessionHttpClient
-from lgos_demo_files import FilesSettings, create_app
-from tests.conftest import demo_app
-from tests.ui.test_chainlit_files import API_KEY, PNG
+from tests.ui.files_app import PNG
+from tests.ui.in_process import Clients, Page
 
 pytestmark = pytest.mark.anyio
 
@@ -52,127 +47,6 @@ MODEL = "approval"
 QUESTION = "Approve the refund of order 42?"
 SHOWN_IN = "msg-chart"
 """The history message that showed the file (its element goes back there)."""
-
-
-class Page:
-    """One browser connection: what Chainlit emitted to its socket."""
-
-    def __init__(self, socket_id: str) -> None:
-        self.socket_id = socket_id
-        self.events: list[tuple[str, Any]] = []
-
-    async def emit(self, event: str, data: Any) -> None:
-        self.events.append((event, data))
-
-    async def emit_call(self, event: str, data: Any, _timeout: int | None) -> None:
-        self.events.append((event, data))
-
-    def elements(self) -> list[dict[str, Any]]:
-        return [data for event, data in self.events if event == "element"]
-
-    def messages(self) -> list[str]:
-        return [
-            str(data.get("output", ""))
-            for event, data in self.events
-            if event == "new_message"
-        ]
-
-
-class RecordingHttp(httpx2.AsyncClient):
-    """An HTTP client that notes every request it is asked to send."""
-
-    def __init__(self, calls: list[str], label: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.calls = calls
-        self.label = label
-
-    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
-        self.calls.append(f"{self.label} {request.method} {request.url.path}")
-        return await super().send(request, **kwargs)
-
-
-class Clients:
-    """Makes the UI's OpenAI clients: LGOS (demo API) and the Files API."""
-
-    def __init__(
-        self, lgos: httpx2.AsyncBaseTransport, files: httpx2.AsyncBaseTransport
-    ):
-        self.lgos = lgos
-        self.files = files
-        self.files_calls: list[str] = []
-        self.files_made = 0
-        self.made: list[openai.AsyncOpenAI] = []
-
-    def lgos_client(self, _settings: object = None) -> openai.AsyncOpenAI:
-        client = openai.AsyncOpenAI(
-            base_url="http://lgos/v1",
-            api_key="test",
-            http_client=SessionHttpClient(transport=self.lgos),
-            max_retries=0,
-        )
-        self.made.append(client)
-        return client
-
-    def files_client(self, _settings: object = None) -> openai.AsyncOpenAI:
-        """A Files API client as the UI makes one: ``files-1``, ``files-2``, ..."""
-        self.files_made += 1
-        return self.recording_files_client(f"files-{self.files_made}")
-
-    def recording_files_client(self, label: str) -> openai.AsyncOpenAI:
-        client = openai.AsyncOpenAI(
-            base_url="http://files/v1",
-            api_key=API_KEY,
-            http_client=RecordingHttp(self.files_calls, label, transport=self.files),
-            max_retries=0,
-        )
-        self.made.append(client)
-        return client
-
-
-@pytest.fixture
-def lgos_transport() -> httpx2.AsyncBaseTransport:
-    """The offline demo API, in process (the root conftest's :func:`demo_app`)."""
-    app = demo_app()
-    return httpx2.ASGITransport(app=app)
-
-
-@pytest.fixture
-async def files_transport(tmp_path: Path) -> AsyncIterator[httpx2.AsyncBaseTransport]:
-    settings = FilesSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        api_key=API_KEY,
-        storage_url=str(tmp_path / "objects"),
-        database_url=str(tmp_path / "meta.sqlite3"),
-        sweep_interval_seconds=0,
-    )
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        yield httpx2.ASGITransport(app=app)
-
-
-@pytest.fixture
-async def clients(
-    lgos_transport: httpx2.AsyncBaseTransport,
-    files_transport: httpx2.AsyncBaseTransport,
-) -> AsyncIterator[Clients]:
-    made = Clients(lgos_transport, files_transport)
-    yield made
-    for client in made.made:
-        await client.close()
-
-
-@pytest.fixture
-def app(monkeypatch: pytest.MonkeyPatch, clients: Clients) -> ModuleType:
-    """The UI's Chainlit app, without a data layer, on in-process services."""
-    module = importlib.import_module("lgos_chainlit.app")
-    chat_state = importlib.import_module("lgos_chainlit.chat_state")
-    monkeypatch.setattr(chainlit.data, "_data_layer", None)
-    monkeypatch.setattr(chainlit.data, "_data_layer_initialized", True)
-    monkeypatch.setattr(module, "make_client", clients.lgos_client)
-    monkeypatch.setattr(chat_state, "make_client", clients.lgos_client)
-    monkeypatch.setattr(chat_state, "make_files_client", clients.files_client)
-    monkeypatch.setattr(module, "RESUME_ASK_DELAY", 0.05)
-    return module
 
 
 def thread_of(steps: list[dict[str, Any]]) -> ThreadDict:

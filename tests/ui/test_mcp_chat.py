@@ -1,8 +1,9 @@
 """MCP tools in the Chainlit chat: the notices and the tool steps, as the page gets them.
 
 Chainlit's own ``Message`` and ``Step`` run in a Chainlit context whose
-emitter records what the page is sent (``in_chainlit`` of the persistence
-tests); the MCP server is a real FastMCP server (:mod:`tests.ui.mcp_server`).
+emitter records what the page is sent (``in_chainlit``, from
+:mod:`tests.ui.chainlit_context`); the MCP server is a real FastMCP server
+(:mod:`tests.ui.mcp_server`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from lgos_chainlit.settings import get_settings
 from lgos_chainlit.turn import TurnContext
 from lgos_chainlit.view import ChainlitTurnView
 from tests.procs import free_port
+from tests.ui.chainlit_context import in_chainlit
+from tests.ui.mcp_model import model
 from tests.ui.mcp_server import McpSite, serving_mcp
-from tests.ui.test_chainlit_persistence import in_chainlit
-from tests.ui.test_mcp_tools import model
 
 pytestmark = pytest.mark.anyio
 

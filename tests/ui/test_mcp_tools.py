@@ -26,6 +26,7 @@ from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.turn import TurnContext
 from tests.procs import free_port
+from tests.ui.mcp_model import model
 from tests.ui.mcp_server import McpSite, serving_mcp
 
 pytestmark = pytest.mark.anyio
@@ -37,21 +38,6 @@ OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 async def site() -> AsyncIterator[McpSite]:
     async with serving_mcp() as running:
         yield running
-
-
-def model(*features: str, client_tools: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {
-        "id": "mcp",
-        "object": "model",
-        "created": 0,
-        "owned_by": "lgos",
-        "lgos": {
-            "schema_version": 1,
-            "description": "Uses MCP tools.",
-            "features": list(features),
-            "client_tools": list(client_tools),
-        },
-    }
 
 
 async def discovered(site: McpSite, **server: Any) -> McpToolset:

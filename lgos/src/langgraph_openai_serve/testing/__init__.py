@@ -69,6 +69,7 @@ from langgraph_openai_serve.testing.responders import (
     default_responder,
     default_structured_responder,
 )
+from langgraph_openai_serve.testing.sse import parse_sse
 
 __all__ = [
     "DEFAULT_INTRO",
@@ -81,5 +82,6 @@ __all__ = [
     "call_options",
     "default_responder",
     "default_structured_responder",
+    "parse_sse",
     "split_words",
 ]
