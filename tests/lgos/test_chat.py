@@ -353,10 +353,12 @@ async def test_failure_mid_stream_sends_error(http: httpx.AsyncClient) -> None:
     )
     events = parse_sse(reply.text)
     validate("ErrorResponse", events[-1])
+    # A name, not a call: inline-snapshot copies what a call in it is given.
+    failed = failed_message(reply)
     assert events[-1] == snapshot(
         {
             "error": {
-                "message": failed_message(reply),
+                "message": failed,
                 "type": "server_error",
                 "param": None,
                 "code": "server_error",

@@ -561,6 +561,8 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
     for event in events:
         validate("ResponseStreamEvent", event)
     # The partial answer stays, marked incomplete; the message hides the cause.
+    # A name, not a call: inline-snapshot copies what a call in it is given.
+    failed = failed_message(reply)
     assert events[-1] == snapshot(
         {
             "type": "response.failed",
@@ -574,7 +576,7 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
                 "background": False,
                 "completed_at": None,
                 "conversation": None,
-                "error": {"code": "server_error", "message": failed_message(reply)},
+                "error": {"code": "server_error", "message": failed},
                 "image": None,
                 "incomplete_details": None,
                 "input_transformations": None,
@@ -651,12 +653,14 @@ async def test_non_streaming_graph_failure_is_a_server_error(
     reply = await http.post("/v1/responses", json={"model": "failing", "input": "boom"})
     validate("ErrorResponse", reply.json())
     # The message hides the cause ("secret").
+    # A name, not a call: inline-snapshot copies what a call in it is given.
+    failed = failed_message(reply)
     assert (reply.status_code, reply.json()) == snapshot(
         (
             500,
             {
                 "error": {
-                    "message": failed_message(reply),
+                    "message": failed,
                     "type": "server_error",
                     "param": None,
                     "code": "server_error",
