@@ -393,7 +393,7 @@ async def test_a_retry_of_the_same_request_reemits_however_it_is_delivered(
     }
     reply = await client._client.post("http://lgos/v1/responses", json=retried)
     assert reply.status_code == 200
-    final = [e["data"] for e in parse_sse(reply.text)][-1]["response"]
+    final = parse_sse(reply.text)[-1]["response"]
     [call] = [i for i in final["output"] if i["type"] == "function_call"]
     assert call["arguments"] == calls_of(first)[0].arguments
     assert call["call_id"] != calls_of(first)[0].call_id
