@@ -11,6 +11,7 @@ function of its inputs.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -59,14 +60,22 @@ def load_env(
 ) -> dict[str, str]:
     """Return ``environ`` with the ``.env`` file at ``path`` under it, as `just` does.
 
-    A variable already set (even to an empty value) wins over the file; names
-    that are not shell variable names are skipped. A missing file adds nothing.
+    A variable already set (even to an empty value) wins over the file; lines
+    that set no shell variable are skipped without a word, and ``${NAME}`` is
+    kept as written. A missing file adds nothing.
     """
     env = dict(environ)
     file = Path(path)
     if not file.is_file():
         return env
-    for name, value in dotenv_values(file, interpolate=False).items():
+    # python-dotenv warns about each line it cannot read; they are skipped.
+    quiet = logging.getLogger("dotenv.main")
+    was_disabled, quiet.disabled = quiet.disabled, True
+    try:
+        values = dotenv_values(file, interpolate=False)
+    finally:
+        quiet.disabled = was_disabled
+    for name, value in values.items():
         if value is None or not _NAME.fullmatch(name) or name in env:
             continue
         env[name] = value
