@@ -174,6 +174,8 @@ def _print_bifrost_config(plan: Plan) -> None:
     )
     for line in done.stdout.splitlines():
         _out(f"    {line}")
+    if done.returncode != 0:  # its own message is on stderr
+        raise SystemExit(done.returncode)
 
 
 def _refuse_busy_ports(plan: Plan) -> None:
