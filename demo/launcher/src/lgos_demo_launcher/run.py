@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from lgos_demo_launcher.checks import (
@@ -51,7 +51,8 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _which(env: Mapping[str, str]):
+def _which(env: Mapping[str, str]) -> Callable[[str], str | None]:
+    """Find programs on the PATH of ``env`` (the one the services get)."""
     return lambda name: shutil.which(name, path=env.get("PATH", ""))
 
 
@@ -312,9 +313,13 @@ def run_compose(plan: Plan) -> int:
     return status
 
 
-def _step(command: Sequence[str], env: Mapping[str, str], **kwargs: object) -> str:
+def _step(
+    command: Sequence[str], env: Mapping[str, str], stdout: int | None = None
+) -> str:
     """Run a preparation step; a failure ends the launcher with its status."""
-    done = subprocess.run(list(command), env=dict(env), check=False, **kwargs)  # type: ignore[call-overload]
+    done = subprocess.run(
+        list(command), env=dict(env), stdout=stdout, text=True, check=False
+    )
     if done.returncode != 0:
         raise SystemExit(done.returncode)
     return done.stdout or ""
@@ -349,7 +354,6 @@ def run_local(plan: Plan) -> int:
             ["bash", "scripts/ensure-litellm.sh"],
             env,
             stdout=subprocess.PIPE,
-            text=True,
         )
         env["DEMO_GATEWAY_LITELLM"] = litellm.rstrip("\n")
     if plan.ensure_open_webui:
