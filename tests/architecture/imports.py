@@ -17,6 +17,7 @@ SOURCE_ROOTS = (
     ROOT / "demo" / "api" / "src",
     ROOT / "demo" / "files" / "src",
     ROOT / "ui" / "chainlit" / "src",
+    ROOT / "demo" / "launcher" / "src",
 )
 PACKAGES = (
     *sorted(

@@ -57,6 +57,22 @@ def test_no_import_cycle_in_the_repository() -> None:
     assert cycles(build_graph()) == []
 
 
+def test_the_demo_launcher_stands_apart() -> None:
+    """`just demo`'s launcher (``lgos_demo_launcher``) is imported by no other
+    package of the repository and imports none: it runs before the workspace
+    is installed, with python-dotenv alone."""
+    launcher = "lgos_demo_launcher"
+    graph = build_graph()
+    assert any(module.startswith(f"{launcher}.") for module in graph)
+    crossing = [
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if (module.split(".")[0] == launcher) != (target.split(".")[0] == launcher)
+    ]
+    assert crossing == []
+
+
 def _copy_lgos(tmp_path: Path) -> Path:
     """Copy the LGOS source root; return the copy's root (holding the package)."""
     target = tmp_path / "src"

@@ -25,7 +25,6 @@ COMPOSE_FILE = ROOT / "compose.yaml"
 ENV_EXAMPLE = ROOT / ".env.example"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
-DEMO_SCRIPT = ROOT / "scripts" / "demo.sh"
 # The published Compose JSON Schema, where the OpenAI document lives too
 # (tests/contract/openapi.py); COMPOSE_SPEC_PATH overrides it.
 COMPOSE_SPEC = Path(

@@ -17,6 +17,7 @@ import yaml
 from jsonschema import Draft7Validator
 
 from lgos_demo_api.mcp_server import McpServerSettings
+from lgos_demo_launcher.plan import DockerCheck, Plan, make_plan
 from tests.compose.stack import (
     COMPOSE_SPEC,
     DOCKERFILE,
@@ -412,8 +413,11 @@ def test_the_collector_config_matches_the_stack(compose: dict) -> None:
     host = exporter.split(":")[0]
     assert host in compose["services"]  # the jaeger service
     # The endpoint `just demo --observability` gives the API and worker.
-    script = (ROOT / "scripts/demo.sh").read_text(encoding="utf-8")
-    assert 'OTEL_EXPORTER_OTLP_ENDPOINT="http://otel-collector:4318"' in script
+    made = make_plan(
+        ["--observability"], {}, docker=lambda: DockerCheck(True, "an engine answers")
+    )
+    assert isinstance(made, Plan)
+    assert made.env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector:4318"
 
 
 def test_the_hatchet_token_reaches_the_api_and_worker(compose: dict) -> None:

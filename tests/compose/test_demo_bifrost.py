@@ -1,18 +1,15 @@
-"""`just demo --bifrost`: Bifrost between the UIs and the API, in both modes.
+"""`just demo --bifrost` run: Bifrost between the UIs and the API, in both modes.
 
 The same harness as ``test_demo_script.py``: a fake ``docker`` and a fake
-``uv`` on PATH log how ``scripts/demo.sh`` called them, with the variables
-the Bifrost flag sets; ``python3`` and ``sed`` are there too, so a dry run
-prints Bifrost's configuration with the real generator
-(``demo/gateway/src/lgos_demo_gateway/bifrost.py``).
+``uv`` on PATH log how the launcher called them, with the variables the
+Bifrost flag sets; a dry run prints Bifrost's configuration with the real
+generator (``demo/gateway/src/lgos_demo_gateway/bifrost.py``). The decisions
+behind them are tested in tests/demo/test_launcher_plan.py.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -46,10 +43,6 @@ def demo(tmp_path: Path) -> Demo:
             "OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-} " + BIFROST_VARIABLES,
         ),
     )
-    for tool in ("sed", "python3"):
-        found = shutil.which(tool) or (sys.executable if tool == "python3" else None)
-        assert found, tool
-        (harness.bin / tool).symlink_to(found)
     return harness
 
 
@@ -167,83 +160,3 @@ def test_compose_bifrost_adds_the_profile_and_routes_the_uis(demo: Demo) -> None
     )
     assert "bifrost-config service writes into the bifrost_data volume" in v1.stdout
     assert "  Command: COMPOSE_PROFILES=bifrost docker compose up" in v1.stdout
-
-
-def test_compose_v1_route_sets_the_ui_upstream_and_model(demo: Demo) -> None:
-    result = demo.run("--bifrost", DEMO_BIFROST_ROUTE="v1")
-    assert result.returncode == 0, result.stderr
-    (up,) = [call for call in demo.calls() if "compose up" in call]
-    assert "UI=bifrost:8080 MODEL=openai/chat " in up
-    # A default model of .env is prefixed once, whether it has the prefix or not.
-    for model in ("writer", "openai/writer"):
-        demo.log.unlink()
-        again = demo.run(
-            "--bifrost", DEMO_BIFROST_ROUTE="v1", DEMO_CHAINLIT_DEFAULT_MODEL=model
-        )
-        assert again.returncode == 0, again.stderr
-        (up,) = [call for call in demo.calls() if "compose up" in call]
-        assert " MODEL=openai/writer " in up
-
-
-@pytest.mark.parametrize(
-    ("args", "env", "message"),
-    [
-        (
-            ("--gateway", "--bifrost"),
-            {},
-            "choose one of --gateway and --bifrost",
-        ),
-        (
-            ("--bifrost",),
-            {"DEMO_BIFROST_ROUTE": "openai"},
-            "DEMO_BIFROST_ROUTE is 'openai'; use passthrough (the default) or v1",
-        ),
-    ],
-)
-def test_bad_bifrost_options_are_refused(
-    demo: Demo, args: tuple[str, ...], env: dict[str, str], message: str
-) -> None:
-    result = demo.run(*args, **env)
-    assert result.returncode == 2
-    assert message in result.stderr
-    assert demo.calls() == []
-
-
-def test_attaching_needs_the_same_bifrost_flag(demo: Demo) -> None:
-    result = demo.run(
-        "--compose", FAKE_RUNNING="1", FAKE_SERVICES="api chainlit bifrost"
-    )
-    assert result.returncode == 1
-    assert "already running with options '--bifrost'" in result.stderr
-
-
-def test_the_procfile_line_writes_the_config_then_runs_the_binary(
-    tmp_path: Path,
-) -> None:
-    """demo/Procfile's bifrost line, run by sh with a fake uv and binary."""
-    (line,) = [
-        line.split(": ", 1)[1]
-        for line in (ROOT / "demo" / "Procfile").read_text().splitlines()
-        if line.startswith("bifrost: ")
-    ]
-    log = tmp_path / "calls.log"
-    uv = tmp_path / "uv"
-    uv.write_text(f'#!/bin/sh\necho "uv $*" >> {log}\n')
-    uv.chmod(0o755)
-    binary = tmp_path / "bifrost-http"
-    binary.write_text(f'#!/bin/sh\necho "bifrost $*" >> {log}\n')
-    binary.chmod(0o755)
-    env = {
-        "PATH": f"{tmp_path}:/usr/bin:/bin",
-        "DEMO_BIFROST_LGOS_URL": "http://127.0.0.1:8000",
-        "DEMO_BIFROST_APP_DIR": str(tmp_path / "app"),
-        "DEMO_BIFROST_BIN": str(binary),
-        "DEMO_BIFROST_HOST": "127.0.0.1",
-        "DEMO_BIFROST_PORT": "8007",
-    }
-    subprocess.run(["sh", "-c", line], env=env, check=True, timeout=10)
-    assert log.read_text().splitlines() == [
-        "uv run --frozen --no-sync python -m lgos_demo_gateway.bifrost "
-        f"--lgos-url http://127.0.0.1:8000 --check --out {tmp_path / 'app'}",
-        f"bifrost -app-dir {tmp_path / 'app'} -host 127.0.0.1 -port 8007",
-    ]

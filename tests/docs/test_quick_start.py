@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,8 +40,25 @@ MACHINE_ENV = re.compile(
     r"|UV_INDEX_URL|UV_DEFAULT_INDEX|UV_NATIVE_TLS|REQUESTS_CA_BUNDLE"
     r"|(?i:https?_proxy|no_proxy))$"
 )
-# The files `just demo --dry-run` reads, copied as a clone would have them.
-CHECKOUT_FILES = ("justfile", "demo/justfile", "scripts/demo.sh", ".env.example")
+# The files `just demo --dry-run` reads, copied as a clone would have them: the
+# recipes and scripts/demo.sh, and what its `uv run` needs to install and run
+# the launcher (the workspace's manifests and lock, the launcher's package).
+_MEMBERS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+    "uv"
+]["workspace"]["members"]
+CHECKOUT_FILES = (
+    "justfile",
+    "demo/justfile",
+    "scripts/demo.sh",
+    ".env.example",
+    "pyproject.toml",
+    "uv.lock",
+    *(f"{member}/pyproject.toml" for member in _MEMBERS),
+    *sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "demo" / "launcher" / "src").rglob("*.py")
+    ),
+)
 NOT_RUN = {"curl": "uv's installer script is served by astral.sh, not reachable here"}
 _DEMO = re.compile(r"\bjust demo\s*(#.*)?$")
 
