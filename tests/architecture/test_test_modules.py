@@ -15,24 +15,11 @@ from tests.architecture.imports import ROOT, ModuleGraph, build_graph
 
 TESTS = ROOT / "tests"
 
-# TODO(issue 37): tests/compose/test_demo_bifrost.py and test_demo_replicas.py
-# import from tests/compose/test_demo_script.py; those files are being
-# rewritten, so their helpers move out with that rewrite. Remove this then.
-ALLOWED_FOLDERS = ("tests.compose",)
-"""Packages whose modules may still import a test module of the same package."""
-
 
 def is_test_module(module: str) -> bool:
     """Whether ``module`` (a dotted name) is a file pytest collects tests from."""
     name = module.rpartition(".")[2]
     return name.startswith("test_") or name.endswith("_test")
-
-
-def _allowed(source: str, target: str) -> bool:
-    return any(
-        source.startswith(f"{folder}.") and target.startswith(f"{folder}.")
-        for folder in ALLOWED_FOLDERS
-    )
 
 
 def imports_of_test_modules(graph: ModuleGraph) -> list[str]:
@@ -41,7 +28,7 @@ def imports_of_test_modules(graph: ModuleGraph) -> list[str]:
         f"{source} -> {target}"
         for source, targets in graph.items()
         for target in targets
-        if is_test_module(target) and not _allowed(source, target)
+        if is_test_module(target)
     )
 
 
@@ -92,17 +79,3 @@ def test_helper_modules_and_conftest_may_be_imported(tmp_path: Path) -> None:
         },
     )
     assert imports_of_test_modules(graph) == []
-
-
-def test_only_the_compose_folder_is_allowed_for_now(tmp_path: Path) -> None:
-    graph = _suite(
-        tmp_path,
-        {
-            "compose/test_script.py": "DEMO = 1\n",
-            "compose/test_replicas.py": "from tests.compose.test_script import DEMO\n",
-            "ui/test_a.py": "from tests.compose.test_script import DEMO\n",
-        },
-    )
-    assert imports_of_test_modules(graph) == [
-        "tests.ui.test_a -> tests.compose.test_script"
-    ]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.compose.fake_demo import FAKE_DOCKER, HONCHO, Demo, free_port
 from tests.compose.stack import ROOT
-from tests.compose.test_demo_script import FAKE_DOCKER, HONCHO, Demo, free_port
 
 pytestmark = [pytest.mark.integration]
 

@@ -15,148 +15,24 @@ from __future__ import annotations
 
 import os
 import pty
-import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.compose.fake_demo import FAKE_DOCKER, HONCHO, Demo, free_port, mode_line
 from tests.compose.stack import ROOT
 from tests.procs import executable
 
 pytestmark = [pytest.mark.integration]
 
-TOOLS = ("bash", "sh", "dirname", "timeout", "grep", "tail", "cat", "sleep")
-
-FAKE_DOCKER = """#!/bin/sh
-echo "docker $* | COMPOSE_PROFILES=${COMPOSE_PROFILES:-} POSTGRES_PASSWORD=${POSTGRES_PASSWORD:-} OTEL=${OTEL_EXPORTER_OTLP_ENDPOINT:-}" >> "$FAKE_LOG"
-case "$1 $FAKE_INFO $FAKE_COMPOSE" in
-    "info ok "*) echo "Server Version: 27.0"; exit 0 ;;
-    "info hang "*) exec sleep 30 ;;
-    "info "*) echo "Cannot connect to the Docker daemon. Is the docker daemon running?" >&2; exit 1 ;;
-    "compose "*" missing") echo "docker: unknown command: docker compose" >&2; exit 1 ;;
-esac
-case "$*" in
-    # FAKE_RUNNING: this project already has running containers.
-    "compose ps --status running -q") [ -n "${FAKE_RUNNING:-}" ] && echo 1f2e3d ;;
-    # FAKE_SERVICES: the running stack's services.
-    "compose --profile "*" ps --status running --services")
-        for s in ${FAKE_SERVICES:-}; do echo "$s"; done ;;
-    # FAKE_HEALTHY: the UI and the worker (and Open WebUI) report healthy.
-    "compose ps --format "*)
-        [ -n "${FAKE_HEALTHY:-}" ] && printf 'chainlit=healthy\nworker=healthy\nopen-webui=healthy\n' ;;
-    # FAKE_PROVISIONED: the exit code of the one-shot open-webui-provision.
-    "compose ps --all --status exited "*)
-        [ -n "${FAKE_PROVISIONED:-}" ] && echo "open-webui-provision=$FAKE_PROVISIONED" ;;
-    # FAKE_IMAGES: the stack's images; FAKE_PRESENT: those already here.
-    "compose config --images") for i in ${FAKE_IMAGES:-}; do echo "$i"; done ;;
-    "image inspect "*)
-        case " ${FAKE_PRESENT:-} " in *" $3 "*) exit 0 ;; *) exit 1 ;; esac ;;
-    "compose pull "*) exit "${FAKE_PULL_STATUS:-0}" ;;
-    "compose up "*) sleep "${FAKE_UP_SECONDS:-0}"; exit "${FAKE_UP_STATUS:-0}" ;;
-esac
-exit 0
-"""
-
-FAKE_UV = """#!/bin/sh
-echo "uv $* | DEMO_API_HOST=${DEMO_API_HOST:-} DEMO_CHAINLIT_OPENAI_BASE_URL=${DEMO_CHAINLIT_OPENAI_BASE_URL:-} DISCOVERY=${DEMO_CHAINLIT_DISCOVERY:-} KEY=${DEMO_CHAINLIT_OPENAI_API_KEY:-} GATEWAY_LGOS=${DEMO_GATEWAY_LGOS_BASE_URL:-} LITELLM=${DEMO_GATEWAY_LITELLM:-} | MCP_URL=${DEMO_CHAINLIT_MCP_URL:-} MCP_KEY=${DEMO_CHAINLIT_MCP_API_KEY:-} GATEWAY_MCP=${DEMO_GATEWAY_MCP_URL:-} MCP_HOST=${DEMO_MCP_HOST:-} MCP_PORT=${DEMO_MCP_PORT:-} WAIT=${DEMO_UI_WAIT_FOR:-} | API_KEYS=${LGOS_API_KEYS:-} GATEWAY_KEY=${DEMO_GATEWAY_LGOS_API_KEY:-}" >> "$FAKE_LOG"
-if [ "$1" = run ]; then exit "${FAKE_UP_STATUS:-0}"; fi
-exit 0
-"""
-
-
-SERVICE_PORTS = (
-    "DEMO_API_PORT",
-    "DEMO_CHAINLIT_PORT",
-    "DEMO_FILES_PORT",
-    "DEMO_CORPUS_PORT",
-    "DEMO_OPEN_WEBUI_PORT",
-)
-
-HONCHO = "uv run --frozen --no-sync honcho --no-prefix -e /dev/null -f demo/Procfile -d . start"
-"""How `just demo` starts the local processes; the process names follow."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Demo:
-    """Runs the launcher (``python -m lgos_demo_launcher``) with a controlled PATH.
-
-    The services' ports are free ones (``ports``), so a demo running on this
-    machine meanwhile does not trip the script's busy-port check.
-    """
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.bin = tmp_path / "bin"
-        self.bin.mkdir()
-        for tool in TOOLS:
-            found = shutil.which(tool)
-            assert found, tool
-            (self.bin / tool).symlink_to(found)
-        self.log = tmp_path / "calls.log"
-        self.write_tool("uv", FAKE_UV)
-        self.ports = {name: str(free_port()) for name in SERVICE_PORTS}
-
-    def write_tool(self, name: str, text: str) -> None:
-        path = self.bin / name
-        path.write_text(text, encoding="utf-8")
-        path.chmod(0o755)
-
-    def install_docker(self) -> None:
-        self.write_tool("docker", FAKE_DOCKER)
-
-    def run(
-        self, *args: str, info: str = "ok", compose: str = "ok", **env: str
-    ) -> subprocess.CompletedProcess[str]:
-        base = {
-            "PATH": str(self.bin),
-            "HOME": os.environ.get("HOME", "/tmp"),
-            # A developer's .env stays out of the tests.
-            "DEMO_ENV_FILE": "/dev/null",
-            **self.ports,
-        }
-        return subprocess.run(
-            [sys.executable, "-m", "lgos_demo_launcher", *args],
-            cwd=ROOT,
-            env={
-                **base,
-                "FAKE_LOG": str(self.log),
-                "FAKE_INFO": info,
-                "FAKE_COMPOSE": compose,
-                **env,
-            },
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-
-    def calls(self) -> list[str]:
-        if not self.log.exists():
-            return []
-        return self.log.read_text(encoding="utf-8").splitlines()
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Demo:
-    return Demo(tmp_path)
-
-
-def _mode_line(result: subprocess.CompletedProcess[str]) -> str:
-    return result.stdout.splitlines()[0]
-
 
 def test_no_docker_command_means_local_processes(demo: Demo) -> None:
     result = demo.run("--dry-run")
     assert result.returncode == 0, result.stderr
-    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert mode_line(result).startswith("LGOS demo as local processes")
     assert "Why local: no docker command on PATH." in result.stdout
     assert demo.calls() == []  # a dry run runs nothing
 
@@ -164,7 +40,7 @@ def test_no_docker_command_means_local_processes(demo: Demo) -> None:
 def test_an_engine_that_does_not_answer_means_local_processes(demo: Demo) -> None:
     demo.install_docker()
     result = demo.run("--dry-run", info="fail")
-    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert mode_line(result).startswith("LGOS demo as local processes")
     assert "no Docker engine answers 'docker info' (Cannot connect" in result.stdout
 
 
@@ -178,14 +54,14 @@ def test_a_silent_failure_still_gives_a_reason(demo: Demo) -> None:
 def test_an_engine_that_hangs_is_given_up_on(demo: Demo) -> None:
     demo.install_docker()
     result = demo.run("--dry-run", info="hang", DEMO_DOCKER_TIMEOUT="1")
-    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert mode_line(result).startswith("LGOS demo as local processes")
     assert "within 1s" in result.stdout
 
 
 def test_an_engine_without_the_compose_plugin_means_local(demo: Demo) -> None:
     demo.install_docker()
     result = demo.run("--dry-run", compose="missing")
-    assert _mode_line(result).startswith("LGOS demo as local processes")
+    assert mode_line(result).startswith("LGOS demo as local processes")
     assert "'docker compose' plugin is missing" in result.stdout
 
 
@@ -193,7 +69,7 @@ def test_an_answering_engine_means_compose(demo: Demo) -> None:
     demo.install_docker()
     result = demo.run("--dry-run")
     assert result.returncode == 0, result.stderr
-    assert _mode_line(result).startswith("LGOS demo with Docker Compose; graphs answer")
+    assert mode_line(result).startswith("LGOS demo with Docker Compose; graphs answer")
     assert "Why Compose: a Docker engine answers 'docker info'." in result.stdout
     assert "Command: docker compose up --build --remove-orphans" in result.stdout
     assert not any("compose up" in call for call in demo.calls())
