@@ -19,7 +19,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from langgraph_openai_serve.api.api_keys import ApiKeys
 from langgraph_openai_serve.api.auth import ApiKeyMiddleware, tenant_checkpoint_scope
 from langgraph_openai_serve.api.chat.routes import router as chat_router
-from langgraph_openai_serve.api.errors import configure_openai_error_handlers
+from langgraph_openai_serve.api.error_handlers import configure_openai_error_handlers
 from langgraph_openai_serve.api.health import router as health_router
 from langgraph_openai_serve.api.models import router as models_router
 from langgraph_openai_serve.api.openapi import describe_routes

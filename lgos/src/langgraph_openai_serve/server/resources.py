@@ -20,7 +20,7 @@ from langgraph_openai_serve.graph.coordinator import (
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.health import READY_TIMEOUT_SECONDS, ReadinessChecks
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 
 __all__ = ["RegistryFactory", "ServerResources", "check_pool", "open_resources"]
 

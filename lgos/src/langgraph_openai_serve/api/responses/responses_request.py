@@ -29,17 +29,17 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from langgraph_openai_serve.api.common import (
+from langgraph_openai_serve.api.generation import (
+    ResponsesMaxOutputTokens,
+    Temperature,
+    TopP,
+)
+from langgraph_openai_serve.api.request_fields import (
     GRAPH_OWNS,
     Metadata,
     SafetyIdentifier,
     StrictModel,
     ToolParameters,
-)
-from langgraph_openai_serve.api.generation import (
-    ResponsesMaxOutputTokens,
-    Temperature,
-    TopP,
 )
 from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
 from langgraph_openai_serve.api.tolerance import (
