@@ -1,33 +1,29 @@
-"""PostgreSQL coordination for interrupt runs (extra ``postgres``).
+"""The PostgreSQL run coordinator for interrupt runs (extra ``postgres``).
 
 :class:`PostgresRunCoordinator` provides the cross-process, single-flight
 interrupt-run lease on PostgreSQL session advisory locks, with a row per
 lease (:mod:`.lease_record`) so that a holder that lost its session is
-waited for before anyone else runs the same work.
-:class:`~.postgres_saver.LeaseSessionPostgresSaver` is LangGraph's
+waited for before anyone else runs the same work. :class:`LeaseSession` is
+the session a held lease lends
+:class:`~.postgres_saver.LeaseSessionPostgresSaver`, LangGraph's
 ``AsyncPostgresSaver`` running a leased run's checkpoint I/O on the lease's
-own session. Application data uses LangGraph's ``AsyncPostgresStore``;
-:func:`setup_storage` applies the migrations once across processes that
-start together.
+own session. The lease table's creation runs under the serialized
+migrations of :mod:`.postgres_migrations`.
 
-One module: it is the public PostgreSQL coordination API the reference
-names in one place (the coordinator, the session it lends the checkpointer,
-the pool check and the serialized migrations it runs its own table's
-creation under); the lease table's SQL and the takeover wait live in
+One module: the coordinator is one class whose lease take, session watch
+and release share its pool, slots and timings, with the session it lends
+the checkpointer; the lease table's SQL and the takeover wait live in
 :mod:`.lease_record`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
-import select
 import socket
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +43,10 @@ from langgraph_openai_serve.graph.coordinator import (
     RunBusyError,
 )
 from langgraph_openai_serve.integrations import lease_record
+from langgraph_openai_serve.integrations.postgres_migrations import (
+    advisory_lock_id,
+    setup_storage,
+)
 
 __all__ = [
     "LEASE_CHECK_SECONDS",
@@ -56,14 +56,10 @@ __all__ = [
     "LOCK_READ",
     "LeaseSession",
     "PostgresRunCoordinator",
-    "advisory_lock_id",
-    "check_connection",
-    "setup_storage",
 ]
 
 logger = logging.getLogger(__name__)
 
-_MIGRATION_LOCK = "lgos/migrations"
 _RELEASE_SECONDS = 10.0
 
 LEASE_CHECK_SECONDS = 1.0
@@ -115,39 +111,6 @@ class LeaseSession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     reads: dict[Any, Any] = field(default_factory=dict)
     writes: int = 0
-
-
-async def check_connection(connection: Any) -> None:
-    """Check a pooled connection, asking the server only when it spoke unasked.
-
-    A pool ``check`` for ``AsyncConnectionPool(check=...)``: psycopg_pool's
-    ``check_connection`` (an empty query: one round trip per checkout) runs
-    only when the connection is closed or broken, or when its socket has
-    something to read. An idle connection in autocommit receives nothing
-    until it sends a query, unless the server ended the session (a restart,
-    ``pg_terminate_backend``: it sends the error and closes the socket) or
-    notifies it, so a quiet socket is a live session as far as any check
-    could tell without waiting for the network.
-
-    Raises:
-        Exception: What psycopg_pool's check raises for a dead connection.
-
-    """
-    try:
-        quiet = (
-            not (connection.closed or connection.broken)
-            and not select.select([connection.fileno()], [], [], 0)[0]
-        )
-    except (OSError, ValueError):
-        quiet = False
-    if not quiet:
-        await AsyncConnectionPool.check_connection(connection)
-
-
-def advisory_lock_id(key: str) -> int:
-    """Map a lease key to PostgreSQL's signed 64-bit advisory-lock ID."""
-    digest = hashlib.sha256(key.encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 class PostgresRunCoordinator:
@@ -481,41 +444,3 @@ class PostgresRunCoordinator:
                 await connection.close()
             finally:
                 await self._pool.putconn(connection)
-
-
-async def setup_storage(
-    pool: AsyncConnectionPool[Any],
-    setups: Sequence[Callable[[], Awaitable[Any]]],
-    *,
-    wait_seconds: float = 120.0,
-) -> None:
-    """Run storage migrations (``setup()`` calls) once across starting processes.
-
-    Holds a separate schema advisory lock taken with ``pg_try_advisory_lock``
-    and retried: LangGraph's migrations use ``CREATE INDEX CONCURRENTLY``,
-    which deadlocks with a session blocked in ``pg_advisory_lock``.
-
-    Raises:
-        TimeoutError: Another process held the migration lock for
-            ``wait_seconds``.
-
-    """
-    lock_id = advisory_lock_id(_MIGRATION_LOCK)
-    deadline = time.monotonic() + wait_seconds
-    async with pool.connection() as connection:
-        while True:
-            cursor = await connection.execute(
-                "select pg_try_advisory_lock(%s) as locked", (lock_id,)
-            )
-            row = await cursor.fetchone()
-            if row and row["locked"]:  # type: ignore[call-overload]
-                break
-            if time.monotonic() > deadline:
-                msg = "Timed out waiting for another process's migrations."
-                raise TimeoutError(msg)
-            await asyncio.sleep(0.2)
-        try:
-            for setup in setups:
-                await setup()
-        finally:
-            await connection.execute("select pg_advisory_unlock(%s)", (lock_id,))
