@@ -35,7 +35,7 @@ from langgraph_openai_serve import (
     GraphRegistry,
     LanggraphOpenaiServe,
 )
-from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
+from langgraph_openai_serve.api.responses.response_keys import RESPONSE_KEYS
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from tests.contract.openapi import schema, validate
 from tests.lgos.conftest import parse_sse

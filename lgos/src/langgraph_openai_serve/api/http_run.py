@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.api.run_failures import (
     RUN_LEASE_LOST,
     failure_message,

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from langgraph_openai_serve.api.http_run import request_id_headers, resolve_scope
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.interrupts import (
     parse_interrupt_response_id,
