@@ -28,7 +28,7 @@ def configure(level: str = "info") -> None:
     import uvicorn.config
 
     from langgraph_openai_serve.server.logging_config import logging_config
-    from langgraph_openai_serve.server.settings import ServerSettings
+    from langgraph_openai_serve.server.server_settings import ServerSettings
 
     config = logging_config(ServerSettings().log_format, level)
     logging.config.dictConfig(config)

@@ -31,7 +31,6 @@ LAYERS = {
     "background": 3,
     "api": 3,
     "graph": 2,
-    "client_settings": 2,
     "errors": 1,
     "settings": 1,
     "request_context": 1,

@@ -73,7 +73,7 @@ def _known_variables() -> dict[str, set[str]]:
     from hatchet_sdk.config import ClientConfig, ClientTLSConfig, HealthcheckConfig
 
     from langgraph_openai_serve.server.guards import GuardSettings
-    from langgraph_openai_serve.server.settings import ServerSettings
+    from langgraph_openai_serve.server.server_settings import ServerSettings
     from lgos_chainlit.settings import ChainlitSettings
     from lgos_demo_api.mcp_server.settings import McpServerSettings
     from lgos_demo_api.settings import DemoApiSettings
@@ -119,7 +119,7 @@ def test_every_variable_is_read_by_a_settings_class(
 def test_demo_api_settings_accept_the_compose_values(
     services: dict[str, Any], service_env
 ) -> None:
-    from langgraph_openai_serve.server.settings import ServerSettings
+    from langgraph_openai_serve.server.server_settings import ServerSettings
     from lgos_demo_api.settings import DemoApiSettings
 
     service_env(services["api"])
@@ -371,7 +371,7 @@ def test_python_healthchecks_need_no_curl(services: dict[str, Any]) -> None:
 
 def test_api_health_route_answers(services: dict[str, Any]) -> None:
     from langgraph_openai_serve.server.app import create_app
-    from langgraph_openai_serve.server.settings import ServerSettings
+    from langgraph_openai_serve.server.server_settings import ServerSettings
     from lgos_demo_api.registry import GRAPH_BUILDERS, RESOURCE_GRAPH_BUILDERS
 
     path = _health_path(services["api"], 8000)

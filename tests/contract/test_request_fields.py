@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from langgraph_openai_serve.api.chat import request as chat
-from langgraph_openai_serve.api.common import StrictModel
-from langgraph_openai_serve.api.responses import request as responses
+from langgraph_openai_serve.api.chat import chat_request as chat
+from langgraph_openai_serve.api.request_fields import StrictModel
+from langgraph_openai_serve.api.responses import responses_request as responses
 from tests.contract.openapi import schema
 
 _REF = "#/components/schemas/"

@@ -35,7 +35,7 @@ from langgraph_openai_serve import (
     GraphRegistry,
     LanggraphOpenaiServe,
 )
-from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
+from langgraph_openai_serve.api.responses.response_keys import RESPONSE_KEYS
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
 from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import schema, validate

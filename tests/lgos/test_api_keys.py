@@ -33,7 +33,7 @@ from langgraph_openai_serve.server.api_keys import (
     open_api_warning,
 )
 from langgraph_openai_serve.server.app import create_app, load_scope_resolver
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 from langgraph_openai_serve.testing import OfflineChatModel
 from tests.contract.openapi import validate
 from tests.lgos.graphs import echo_responder, make_registry, model_graph

@@ -336,7 +336,9 @@ def test_every_server_error_envelope_says_server_error() -> None:
     from fastapi.testclient import TestClient
     from starlette.exceptions import HTTPException
 
-    from langgraph_openai_serve.api.errors import configure_openai_error_handlers
+    from langgraph_openai_serve.api.error_handlers import (
+        configure_openai_error_handlers,
+    )
 
     app = FastAPI()
     configure_openai_error_handlers(app)

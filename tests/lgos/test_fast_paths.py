@@ -32,7 +32,7 @@ from langgraph_openai_serve.graph.usage import UsageCollector
 from langgraph_openai_serve.ids import new_id
 from langgraph_openai_serve.server.app import YOUNG_GENERATION_THRESHOLD, create_app
 from langgraph_openai_serve.server.resources import ServerResources
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 from langgraph_openai_serve.settings import LgosSettings
 from langgraph_openai_serve.testing import OfflineChatModel
 from tests.lgos.graphs import make_registry, model_graph

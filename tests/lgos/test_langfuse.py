@@ -197,7 +197,7 @@ def test_the_server_installs_langfuse_as_the_toggle_says(
 ) -> None:
     """The graph layer never imports Langfuse: ``lgos serve`` injects it."""
     from langgraph_openai_serve.server.app import create_app
-    from langgraph_openai_serve.server.settings import ServerSettings
+    from langgraph_openai_serve.server.server_settings import ServerSettings
 
     monkeypatch.setenv("LGOS_ENABLE_LANGFUSE", str(toggle))
     create_app(lambda resources: echo_registry(None), settings=ServerSettings())

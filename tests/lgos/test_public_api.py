@@ -95,3 +95,55 @@ def test_the_run_coordinator_lives_beside_the_interrupt_helpers() -> None:
         "InMemoryRunCoordinator"
         in importlib.import_module("langgraph_openai_serve.graph.interrupt").__all__
     )
+
+
+# Public paths kept by re-export: the path the specification or the reference
+# names → each of its names → the module that defines it.
+_COORDINATOR = "langgraph_openai_serve.integrations.postgres_coordinator"
+_MIGRATIONS = "langgraph_openai_serve.integrations.postgres_migrations"
+_PROBE = "langgraph_openai_serve.integrations.postgres_probe"
+REEXPORTS = {
+    "langgraph_openai_serve.integrations.postgres": {
+        "PostgresRunCoordinator": _COORDINATOR,
+        "LeaseSession": _COORDINATOR,
+        "LOCK_READ": _COORDINATOR,
+        "LEASE_CHECK_SECONDS": _COORDINATOR,
+        "LEASE_CHECK_TIMEOUT_SECONDS": _COORDINATOR,
+        "LEASE_SLOT_WAIT_SECONDS": _COORDINATOR,
+        "LEASE_STOP_MARGIN_SECONDS": _COORDINATOR,
+        "setup_storage": _MIGRATIONS,
+        "advisory_lock_id": _MIGRATIONS,
+        "check_connection": _PROBE,
+    },
+    "langgraph_openai_serve.server": {
+        "ServerSettings": "langgraph_openai_serve.server.server_settings",
+        "ServerResources": "langgraph_openai_serve.server.resources",
+        "RegistryFactory": "langgraph_openai_serve.server.resources",
+        "open_resources": "langgraph_openai_serve.server.resources",
+        "create_app": "langgraph_openai_serve.server.app",
+        "load_factory": "langgraph_openai_serve.server.app",
+        "load_scope_resolver": "langgraph_openai_serve.server.app",
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    sorted((path, name) for path, names in REEXPORTS.items() for name in names),
+)
+def test_each_reexported_name_imports_from_its_public_path(
+    path: str, name: str
+) -> None:
+    if path.endswith(".postgres"):
+        pytest.importorskip("psycopg_pool")
+    public = importlib.import_module(path)
+    home = importlib.import_module(REEXPORTS[path][name])
+    assert getattr(public, name) is getattr(home, name)
+    assert name in public.__all__
+
+
+@pytest.mark.parametrize("path", sorted(REEXPORTS))
+def test_a_reexport_path_offers_exactly_its_pinned_names(path: str) -> None:
+    if path.endswith(".postgres"):
+        pytest.importorskip("psycopg_pool")
+    assert set(importlib.import_module(path).__all__) == set(REEXPORTS[path])

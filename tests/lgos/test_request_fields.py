@@ -21,8 +21,8 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
-from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.chat.chat_request import ChatCompletionRequest
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
 from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate
 

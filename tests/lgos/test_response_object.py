@@ -20,7 +20,7 @@ from openai import AsyncOpenAI
 
 from langgraph_openai_serve import LanggraphOpenaiServe
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate

@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
-from langgraph_openai_serve.api.chat import request as chat
-from langgraph_openai_serve.api.common import StrictModel
-from langgraph_openai_serve.api.responses import request as responses
+from langgraph_openai_serve.api.chat import chat_request as chat
+from langgraph_openai_serve.api.request_fields import StrictModel
+from langgraph_openai_serve.api.responses import responses_request as responses
 from langgraph_openai_serve.api.tolerance import as_no_op
 from langgraph_openai_serve.testing import parse_sse
 from tests.contract.openapi import validate

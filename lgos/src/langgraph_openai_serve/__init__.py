@@ -21,26 +21,26 @@ from langgraph_openai_serve.background import (
     InMemoryBackgroundBackend,
     execute_background_job,
 )
-from langgraph_openai_serve.client_settings import ClientSettings
 from langgraph_openai_serve.errors import (
     GraphError,
     InvalidRequestError,
     OpenAIHTTPException,
 )
 from langgraph_openai_serve.graph.citations import citation_slice
+from langgraph_openai_serve.graph.client_settings import ClientSettings
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
 from langgraph_openai_serve.graph.generation import (
     GenerationControl,
     GenerationSettings,
 )
-from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import (
+from langgraph_openai_serve.graph.graph_request import (
     ClientFunctionTool,
     GraphRequest,
     NamedCustomToolChoice,
     NamedFunctionToolChoice,
 )
+from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.status import status_event
 from langgraph_openai_serve.request_context import RequestContextFilter
 from langgraph_openai_serve.settings import LgosSettings

@@ -19,11 +19,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from langgraph_openai_serve.api.api_keys import ApiKeys
 from langgraph_openai_serve.api.auth import ApiKeyMiddleware, tenant_checkpoint_scope
 from langgraph_openai_serve.api.chat.routes import router as chat_router
-from langgraph_openai_serve.api.errors import configure_openai_error_handlers
+from langgraph_openai_serve.api.error_handlers import configure_openai_error_handlers
 from langgraph_openai_serve.api.health import router as health_router
 from langgraph_openai_serve.api.models import router as models_router
 from langgraph_openai_serve.api.openapi import describe_routes
-from langgraph_openai_serve.api.query import (
+from langgraph_openai_serve.api.query_params import (
     ANY_QUERY,
     NO_QUERY,
     RETRIEVE_RESPONSE_QUERY,
@@ -62,7 +62,7 @@ def _lean_route(route: APIRoute) -> Route:
     response handling have nothing to do: skipping them saves their cost on
     every request. The methods stay exactly the route's (Starlette would add
     ``HEAD`` to ``GET``). Query parameters are checked as OpenAI defines them
-    for the route (:mod:`~langgraph_openai_serve.api.query`).
+    for the route (:mod:`~langgraph_openai_serve.api.query_params`).
     """
     endpoint = route.endpoint
     names = [

@@ -42,7 +42,7 @@ _APP = "langgraph_openai_serve.server.app:create_app_from_env"
 
 
 def _settings() -> Any:
-    from langgraph_openai_serve.server.settings import ServerSettings
+    from langgraph_openai_serve.server.server_settings import ServerSettings
 
     return ServerSettings()
 

@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from langgraph_openai_serve.api.api_keys import ApiKeyMatch, ApiKeys
 from langgraph_openai_serve.api.asgi import route_path
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.errors import error_envelope
 from langgraph_openai_serve.graph.prepare import DEFAULT_CHECKPOINT_SCOPE
 

@@ -21,7 +21,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect, Request
 
-from langgraph_openai_serve.api.errors import invalid_request
+from langgraph_openai_serve.api.error_handlers import invalid_request
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.settings import DEFAULT_MAX_REQUEST_BYTES
 

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from langgraph_openai_serve.api.common import (
+from langgraph_openai_serve.api.request_fields import (
     UNSUPPORTED_PARAMETER,
     unsupported_message,
 )

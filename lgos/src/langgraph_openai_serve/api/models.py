@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.metrics import note_model

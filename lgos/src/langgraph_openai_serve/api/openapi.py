@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.chat.chat_request import ChatCompletionRequest
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
 
 __all__ = ["ERROR_STATUSES", "describe_routes"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from langgraph_openai_serve.api.asgi import route_path, send_error
-from langgraph_openai_serve.api.failures import RETRY_AFTER_SECONDS
+from langgraph_openai_serve.api.run_failures import RETRY_AFTER_SECONDS
 from langgraph_openai_serve.errors import ServerError
 from langgraph_openai_serve.metrics import count_error
 

@@ -17,7 +17,7 @@ import asyncio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from langgraph_openai_serve.api.asgi import route_path, send_error
-from langgraph_openai_serve.api.failures import shutting_down
+from langgraph_openai_serve.api.run_failures import shutting_down
 from langgraph_openai_serve.graph.run_stop import RunStop
 
 __all__ = ["ShutdownMiddleware", "ShutdownState"]

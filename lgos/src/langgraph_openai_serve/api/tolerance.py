@@ -16,7 +16,7 @@ other value is accepted, and changes nothing:
   "ignore unknown fields".
 
 A request model declares these per field (see
-:class:`~langgraph_openai_serve.api.common.StrictModel`); this module holds
+:class:`~langgraph_openai_serve.api.request_fields.StrictModel`); this module holds
 the value sets. Rule source: the request schemas of OpenAI's OpenAPI
 document; for a field newer than LGOS's copy of it, the newest ``openai``
 Python package's types.

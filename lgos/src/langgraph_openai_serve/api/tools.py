@@ -7,7 +7,7 @@ from langchain_core.messages import BaseMessage
 from langgraph_openai_serve.api.messages import has_file_blocks
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
-from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
 
 __all__ = ["check_file_inputs", "check_tools"]

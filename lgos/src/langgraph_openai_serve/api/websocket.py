@@ -13,7 +13,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.errors import error_envelope
 
 __all__ = ["http_only", "refuse_websocket", "with_websocket_refusal"]

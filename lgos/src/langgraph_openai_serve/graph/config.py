@@ -18,10 +18,13 @@ from pydantic import (
     model_validator,
 )
 
-from langgraph_openai_serve.client_settings import ClientSettings, check_no_settings
 from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.graph.client_settings import (
+    ClientSettings,
+    check_no_settings,
+)
 from langgraph_openai_serve.graph.generation import GenerationControl
-from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 
 __all__ = ["GraphConfig", "GraphFeature"]
 

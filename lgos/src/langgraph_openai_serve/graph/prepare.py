@@ -28,6 +28,7 @@ from langgraph.types import Command
 from langgraph_openai_serve.errors import GraphError
 from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.interrupt import (
     INSTRUCTIONS_METADATA_KEY,
     REQUEST_METADATA_KEY,
@@ -47,7 +48,6 @@ from langgraph_openai_serve.graph.lease_metrics import measured_lease
 from langgraph_openai_serve.graph.message_ids import graph_messages
 from langgraph_openai_serve.graph.prepared_run import Disposition, PreparedRun
 from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import (
     runnable_config as build_runnable_config,
 )

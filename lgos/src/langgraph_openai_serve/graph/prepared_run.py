@@ -21,8 +21,8 @@ from langgraph.types import Command
 
 from langgraph_openai_serve.graph.config import GraphConfig
 from langgraph_openai_serve.graph.coordinator import Lease
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch
-from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.usage import UsageCollector
 
 __all__ = ["Disposition", "PreparedRun"]

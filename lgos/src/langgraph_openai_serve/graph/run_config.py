@@ -28,8 +28,8 @@ from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.runnables import RunnableConfig
 
 from langgraph_openai_serve.graph.config import GraphConfig
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.interrupt import OPERATION_ID_METADATA_KEY
-from langgraph_openai_serve.graph.request import GraphRequest
 
 __all__ = [
     "MODEL_METADATA_KEY",

@@ -3,7 +3,7 @@
 A :class:`RunSpec` is the run as a request asks for it: the neutral request,
 the conversation, the graph (once looked up), and for interrupt runs the
 resume and the run's identity. Both decoders return one; the HTTP run stage
-(:func:`~langgraph_openai_serve.api.runs.start_run`), the background worker
+(:func:`~langgraph_openai_serve.api.http_run.start_run`), the background worker
 and the direct runner hand it to :class:`~.session.RunSession`, which
 prepares it (:func:`~.prepare.prepare_spec`). What belongs to the server
 rather than to the request (the checkpoint scope, the request ID, a stop
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from langchain_core.messages import BaseMessage
 
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.interrupt import InterruptResume, NotPausedError
 from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import GraphRequest
 
 __all__ = ["RunSpec", "check_resumable"]
 

@@ -33,6 +33,7 @@ from langgraph_openai_serve.graph.execution import (
     stream_run,
     stream_run_batches,
 )
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.interrupt import (
     InterruptResume,
     LangGraphInterruptBatch,
@@ -43,7 +44,6 @@ from langgraph_openai_serve.graph.prepare import (
     prepare_run,
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_config import RUN_NAME
 from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.graph.session import RunSession

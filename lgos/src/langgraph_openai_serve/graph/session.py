@@ -43,6 +43,7 @@ from langgraph_openai_serve.graph.execution import (
     is_result,
     stream_run_batches,
 )
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.interrupt import (
     InterruptResume,
     LangGraphInterruptBatch,
@@ -53,7 +54,6 @@ from langgraph_openai_serve.graph.prepare import (
     prepare_spec,
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import GraphRequest
 from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.graph.run_stop import RunStop
 from langgraph_openai_serve.metrics import (

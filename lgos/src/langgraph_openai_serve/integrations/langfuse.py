@@ -36,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
     msg = "Install langgraph-openai-serve[tracing] for the Langfuse integration."
     raise ImportError(msg) from exc
 
-from langgraph_openai_serve.graph.request import GraphRequest
+from langgraph_openai_serve.graph.graph_request import GraphRequest
 from langgraph_openai_serve.graph.run_config import RunTracing, set_run_tracing
 from langgraph_openai_serve.settings import LgosSettings
 

@@ -26,7 +26,7 @@ except ImportError as exc:  # pragma: no cover - depends on installed extras
     raise ImportError(msg) from exc
 
 from langgraph_openai_serve.graph.coordinator import Lease, LeaseLostError
-from langgraph_openai_serve.integrations.postgres import (
+from langgraph_openai_serve.integrations.postgres_coordinator import (
     LOCK_READ,
     LeaseSession,
     PostgresRunCoordinator,

@@ -13,7 +13,7 @@ from langgraph_openai_serve.server.resources import (
     ServerResources,
     open_resources,
 )
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 
 __all__ = [
     "RegistryFactory",

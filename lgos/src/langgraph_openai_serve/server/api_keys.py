@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from langgraph_openai_serve.api.api_keys import ApiKeys, parse_key_entries
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 
 __all__ = [
     "api_keys_from_settings",

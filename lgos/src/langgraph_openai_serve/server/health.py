@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.json_response import json_response
 
 __all__ = [
     "READY_TIMEOUT_SECONDS",

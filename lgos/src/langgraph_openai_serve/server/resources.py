@@ -20,7 +20,7 @@ from langgraph_openai_serve.graph.coordinator import (
 )
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.health import READY_TIMEOUT_SECONDS, ReadinessChecks
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 
 __all__ = ["RegistryFactory", "ServerResources", "check_pool", "open_resources"]
 
@@ -114,11 +114,11 @@ async def open_resources(
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
-    from langgraph_openai_serve.integrations.postgres import (
+    from langgraph_openai_serve.integrations.postgres_coordinator import (
         PostgresRunCoordinator,
-        check_connection,
-        setup_storage,
     )
+    from langgraph_openai_serve.integrations.postgres_migrations import setup_storage
+    from langgraph_openai_serve.integrations.postgres_probe import check_connection
     from langgraph_openai_serve.integrations.postgres_saver import (
         LeaseSessionPostgresSaver,
     )

@@ -18,7 +18,7 @@ from langgraph_openai_serve.server.app import (
     load_factory,
 )
 from langgraph_openai_serve.server.resources import RegistryFactory, open_resources
-from langgraph_openai_serve.server.settings import ServerSettings
+from langgraph_openai_serve.server.server_settings import ServerSettings
 from langgraph_openai_serve.server.shutdown import stop_after_grace
 
 __all__ = ["run_worker"]

@@ -6,7 +6,7 @@
 the request against the served subset, turns ``messages`` into LangChain
 messages, and checks tools and file inputs against the graph. The run is one
 frozen :class:`~langgraph_openai_serve.graph.run_spec.RunSpec`, handed to
-:func:`~langgraph_openai_serve.api.runs.start_run` as it is.
+:func:`~langgraph_openai_serve.api.http_run.start_run` as it is.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from langgraph_openai_serve.api.chat.frame import ChatFrame
-from langgraph_openai_serve.api.chat.request import (
+from langgraph_openai_serve.api.chat.chat_request import (
     AssistantMessageParam,
     ChatCompletionRequest,
     FilePart,
@@ -29,32 +28,36 @@ from langgraph_openai_serve.api.chat.request import (
     ToolMessageParam,
     UserMessageParam,
 )
-from langgraph_openai_serve.api.common import check_metadata, check_stream_options
-from langgraph_openai_serve.api.construct import (
-    ai_message,
-    human_message,
-    system_message,
-)
+from langgraph_openai_serve.api.chat.frame import ChatFrame
 from langgraph_openai_serve.api.generation import generation_settings
 from langgraph_openai_serve.api.messages import (
     check_tool_exchanges,
     file_block,
     parse_arguments,
 )
+from langgraph_openai_serve.api.request_fields import (
+    check_metadata,
+    check_stream_options,
+)
 from langgraph_openai_serve.api.tools import check_file_inputs, check_tools
+from langgraph_openai_serve.api.unvalidated_messages import (
+    ai_message,
+    human_message,
+    system_message,
+)
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphConfig, GraphFeature
 from langgraph_openai_serve.graph.generation import (
     GenerationControl,
     GenerationSettings,
 )
-from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import (
+from langgraph_openai_serve.graph.graph_request import (
     ClientFunctionTool,
     GraphRequest,
     NamedFunctionToolChoice,
     ToolChoice,
 )
+from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.run_spec import RunSpec
 from langgraph_openai_serve.metrics import note_model
 

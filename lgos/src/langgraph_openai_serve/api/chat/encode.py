@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import Answer, read_answer
 from langgraph_openai_serve.api.chat.frame import ChatFrame
-from langgraph_openai_serve.api.failures import (
+from langgraph_openai_serve.api.run_failures import (
     failure_code,
     failure_message,
     log_stream_failure,

@@ -6,13 +6,13 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from langgraph_openai_serve.api.body import parse_body
+from langgraph_openai_serve.api.chat.chat_request import ChatCompletionRequest
 from langgraph_openai_serve.api.chat.decode import decode_chat_request
 from langgraph_openai_serve.api.chat.encode import (
     collect_chat_completion,
     stream_chat_completion,
 )
-from langgraph_openai_serve.api.chat.request import ChatCompletionRequest
-from langgraph_openai_serve.api.runs import start_run
+from langgraph_openai_serve.api.http_run import start_run
 
 __all__ = ["router"]
 

@@ -8,7 +8,8 @@ from starlette import status
 from starlette.requests import Request
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.json import json_response
+from langgraph_openai_serve.api.http_run import request_id_headers, resolve_scope
+from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.interrupts import (
     parse_interrupt_response_id,
@@ -19,8 +20,7 @@ from langgraph_openai_serve.api.responses.jobs import (
     BackgroundRun,
     new_job,
 )
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
-from langgraph_openai_serve.api.runs import request_id_headers, resolve_scope
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
 from langgraph_openai_serve.errors import InvalidRequestError
 from langgraph_openai_serve.graph.config import GraphFeature
 from langgraph_openai_serve.metrics import BACKGROUND_RUNS, model_label, note_model

@@ -6,7 +6,7 @@ model's :class:`GraphConfig` once, checks tools and file inputs against it,
 turns ``input`` into messages or a resume, and lays out the Response's
 identity (a ``resp_lg_`` ID for interrupt runs). The run is one frozen
 :class:`~langgraph_openai_serve.graph.run_spec.RunSpec`, handed to
-:func:`~langgraph_openai_serve.api.runs.start_run` as it is.
+:func:`~langgraph_openai_serve.api.http_run.start_run` as it is.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage
 
-from langgraph_openai_serve.api.common import check_metadata, check_stream_options
 from langgraph_openai_serve.api.generation import generation_settings
+from langgraph_openai_serve.api.request_fields import (
+    check_metadata,
+    check_stream_options,
+)
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.input_items import input_messages
 from langgraph_openai_serve.api.responses.interrupts import (
@@ -29,7 +32,7 @@ from langgraph_openai_serve.api.responses.interrupts import (
     request_fingerprint,
     resume_error,
 )
-from langgraph_openai_serve.api.responses.request import (
+from langgraph_openai_serve.api.responses.responses_request import (
     CustomToolChoice,
     FunctionTool,
     ResponseCreateRequest,
@@ -43,15 +46,15 @@ from langgraph_openai_serve.graph.generation import (
     GenerationControl,
     GenerationSettings,
 )
-from langgraph_openai_serve.graph.interrupt import InterruptResume, ResumeError
-from langgraph_openai_serve.graph.registry import GraphRegistry
-from langgraph_openai_serve.graph.request import (
+from langgraph_openai_serve.graph.graph_request import (
     ClientFunctionTool,
     GraphRequest,
     NamedCustomToolChoice,
     NamedFunctionToolChoice,
     ToolChoice,
 )
+from langgraph_openai_serve.graph.interrupt import InterruptResume, ResumeError
+from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.run_spec import RunSpec, check_resumable
 from langgraph_openai_serve.graph.server_tools import WEB_SEARCH
 from langgraph_openai_serve.metrics import note_model

@@ -2,9 +2,9 @@
 
 Every Response LGOS sends (JSON, each streamed snapshot, background create,
 retrieve and cancel) carries each key of OpenAI's ``Response``
-(:data:`~langgraph_openai_serve.api.responses.keys.RESPONSE_KEYS`), as
+(:data:`~langgraph_openai_serve.api.responses.response_keys.RESPONSE_KEYS`), as
 OpenAI does: the request's value where LGOS accepted one
-(:meth:`~langgraph_openai_serve.api.responses.request.ResponseCreateRequest.echo`),
+(:meth:`~langgraph_openai_serve.api.responses.responses_request.ResponseCreateRequest.echo`),
 what LGOS does where the client left a field out (``tool_choice: "auto"``,
 ``truncation: "disabled"``, ``metadata: {}``), and ``null`` where nothing on
 LGOS gives a value (``reasoning``, ``max_output_tokens``, ``conversation``,
@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.responses.response_keys import RESPONSE_KEYS
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
 from langgraph_openai_serve.api.usage import response_usage
 from langgraph_openai_serve.ids import new_id
 

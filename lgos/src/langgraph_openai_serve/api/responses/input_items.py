@@ -11,18 +11,13 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from langgraph_openai_serve.api.construct import (
-    ai_message,
-    human_message,
-    system_message,
-)
 from langgraph_openai_serve.api.messages import (
     check_tool_exchanges,
     file_block,
     parse_arguments,
 )
 from langgraph_openai_serve.api.responses.interrupts import INTERRUPT_FUNCTION_NAME
-from langgraph_openai_serve.api.responses.request import (
+from langgraph_openai_serve.api.responses.responses_request import (
     CustomToolCallItem,
     CustomToolCallOutputItem,
     FunctionCallItem,
@@ -34,6 +29,11 @@ from langgraph_openai_serve.api.responses.request import (
     Refusal,
     ResponseCreateRequest,
     WebSearchCallItem,
+)
+from langgraph_openai_serve.api.unvalidated_messages import (
+    ai_message,
+    human_message,
+    system_message,
 )
 from langgraph_openai_serve.errors import InvalidRequestError
 

@@ -34,12 +34,12 @@ import orjson
 from starlette import status
 
 from langgraph_openai_serve.api.answer import ToolCallOut
-from langgraph_openai_serve.api.responses.request import (
+from langgraph_openai_serve.api.responses.responses_request import (
     FunctionCallOutputItem,
     ResponseCreateRequest,
 )
-from langgraph_openai_serve.client_settings import SETTINGS_METADATA_KEY
 from langgraph_openai_serve.errors import GraphError, InvalidRequestError
+from langgraph_openai_serve.graph.client_settings import SETTINGS_METADATA_KEY
 from langgraph_openai_serve.graph.interrupt import (
     InstructionsChangedError,
     InterruptMismatchError,

@@ -29,7 +29,6 @@ import orjson
 from anyio import CancelScope, Event, create_task_group, move_on_after
 from anyio.abc import TaskGroup
 
-from langgraph_openai_serve.api.failures import failure_message, run_error
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
 from langgraph_openai_serve.api.responses.frame import (
@@ -40,7 +39,8 @@ from langgraph_openai_serve.api.responses.interrupts import (
     interrupt_response_id,
     resume_error,
 )
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
+from langgraph_openai_serve.api.run_failures import failure_message, run_error
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError

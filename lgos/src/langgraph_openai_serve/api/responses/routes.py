@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from langgraph_openai_serve.api.body import parse_body
+from langgraph_openai_serve.api.http_run import start_run
 from langgraph_openai_serve.api.responses.background import (
     cancel_background,
     retrieve_background,
@@ -14,9 +15,8 @@ from langgraph_openai_serve.api.responses.background import (
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
 from langgraph_openai_serve.api.responses.interrupts import resume_error
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
 from langgraph_openai_serve.api.responses.stream import stream_response
-from langgraph_openai_serve.api.runs import start_run
 
 __all__ = ["router"]
 

@@ -13,7 +13,6 @@ from collections.abc import AsyncGenerator
 from langchain_core.messages import AIMessage
 
 from langgraph_openai_serve.api.answer import read_answer
-from langgraph_openai_serve.api.failures import failure_message, log_stream_failure
 from langgraph_openai_serve.api.responses.frame import ResponseFrame
 from langgraph_openai_serve.api.responses.interrupts import interrupt_calls
 from langgraph_openai_serve.api.responses.items import (
@@ -25,6 +24,7 @@ from langgraph_openai_serve.api.responses.stream_events import (
     ResponseEvents,
     StreamedMessage,
 )
+from langgraph_openai_serve.api.run_failures import failure_message, log_stream_failure
 from langgraph_openai_serve.errors import SERVER_ERROR
 from langgraph_openai_serve.graph.execution import TextChunk, TextParity
 from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch

@@ -22,13 +22,6 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from langgraph_openai_serve.api.common import (
-    GRAPH_OWNS,
-    Metadata,
-    SafetyIdentifier,
-    StrictModel,
-    ToolParameters,
-)
 from langgraph_openai_serve.api.generation import (
     ChatMaxTokens,
     Penalty,
@@ -36,6 +29,13 @@ from langgraph_openai_serve.api.generation import (
     Stop,
     Temperature,
     TopP,
+)
+from langgraph_openai_serve.api.request_fields import (
+    GRAPH_OWNS,
+    Metadata,
+    SafetyIdentifier,
+    StrictModel,
+    ToolParameters,
 )
 from langgraph_openai_serve.api.tolerance import ClientField, NoOps, hint
 from langgraph_openai_serve.graph.generation import ReasoningEffort

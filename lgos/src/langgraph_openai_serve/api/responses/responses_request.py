@@ -29,19 +29,19 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from langgraph_openai_serve.api.common import (
+from langgraph_openai_serve.api.generation import (
+    ResponsesMaxOutputTokens,
+    Temperature,
+    TopP,
+)
+from langgraph_openai_serve.api.request_fields import (
     GRAPH_OWNS,
     Metadata,
     SafetyIdentifier,
     StrictModel,
     ToolParameters,
 )
-from langgraph_openai_serve.api.generation import (
-    ResponsesMaxOutputTokens,
-    Temperature,
-    TopP,
-)
-from langgraph_openai_serve.api.responses.keys import RESPONSE_KEYS
+from langgraph_openai_serve.api.responses.response_keys import RESPONSE_KEYS
 from langgraph_openai_serve.api.tolerance import (
     INCLUDES_NEVER_EMITTED,
     ClientField,
@@ -412,7 +412,7 @@ class ResponseCreateRequest(StrictModel):
         """Return the Response fields this request gives, as JSON.
 
         Every field of the request that is also a key of OpenAI's Response
-        (:data:`~langgraph_openai_serve.api.responses.keys.RESPONSE_KEYS`):
+        (:data:`~langgraph_openai_serve.api.responses.response_keys.RESPONSE_KEYS`):
         ``instructions``, ``metadata``, ``tools``, ``tool_choice``,
         ``user``, ``service_tier``, ``previous_response_id``, ..., ``None``
         for each one the request did not give. A field added to this model

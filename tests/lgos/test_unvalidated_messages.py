@@ -11,14 +11,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import field_validator
 
-from langgraph_openai_serve.api.construct import (
+from langgraph_openai_serve.api.responses.input_items import input_messages
+from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
+from langgraph_openai_serve.api.unvalidated_messages import (
     MessageBuilder,
     ai_message,
     human_message,
     system_message,
 )
-from langgraph_openai_serve.api.responses.input_items import input_messages
-from langgraph_openai_serve.api.responses.request import ResponseCreateRequest
 
 BLOCKS = [
     {"type": "text", "text": "see", "annotations": [{"type": "url_citation"}]},

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
-from langgraph_openai_serve.api.common import UNSUPPORTED_PARAMETER
+from langgraph_openai_serve.api.request_fields import UNSUPPORTED_PARAMETER
 from langgraph_openai_serve.api.tolerance import INCLUDES_NEVER_EMITTED
 from langgraph_openai_serve.errors import InvalidRequestError
 

@@ -13,12 +13,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.common import (
+from langgraph_openai_serve.api.json_response import json_response
+from langgraph_openai_serve.api.request_fields import (
     FIELD_TYPE,
     UNSUPPORTED_PARAMETER,
     unsupported_message,
 )
-from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.errors import (
     SERVER_ERROR,
     InvalidRequestError,

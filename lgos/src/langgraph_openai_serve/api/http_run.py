@@ -25,13 +25,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from langgraph_openai_serve.api.failures import (
+from langgraph_openai_serve.api.json_response import json_response
+from langgraph_openai_serve.api.run_failures import (
     RUN_LEASE_LOST,
     failure_message,
     run_error,
     shutting_down,
 )
-from langgraph_openai_serve.api.json import json_response
 from langgraph_openai_serve.api.sse import sse_response
 from langgraph_openai_serve.errors import (
     OpenAIHTTPException,

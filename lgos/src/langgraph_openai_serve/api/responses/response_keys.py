@@ -5,7 +5,7 @@ clients read them without checking first (``response["usage"]``,
 ``response.previous_response_id``). LGOS does the same: a Response carries
 each key of :data:`RESPONSE_KEYS`, with the request's value where LGOS
 accepted it (see
-:meth:`~langgraph_openai_serve.api.responses.request.ResponseCreateRequest.echo`)
+:meth:`~langgraph_openai_serve.api.responses.responses_request.ResponseCreateRequest.echo`)
 and ``null`` where nothing on LGOS gives it one.
 
 Rule source: the properties of OpenAI's ``Response`` schema (the ``allOf`` of

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from langgraph_openai_serve.errors import InvalidRequestError
 
 if TYPE_CHECKING:
-    from langgraph_openai_serve.graph.request import GraphRequest
+    from langgraph_openai_serve.graph.graph_request import GraphRequest
 
 __all__ = [
     "JSON_SCHEMA_DIALECT",
