@@ -6,6 +6,7 @@ import asyncio
 import gc
 import importlib
 import inspect
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -40,13 +41,41 @@ from langgraph_openai_serve.server.settings import ServerSettings
 from langgraph_openai_serve.server.shutdown import install_drain
 
 __all__ = [
+    "RegistryFactoryError",
     "background_backend",
     "create_app",
     "create_app_from_env",
     "enter_registry",
     "load_factory",
     "load_scope_resolver",
+    "registry_factory_failed",
 ]
+
+logger = logging.getLogger(__name__)
+
+
+class RegistryFactoryError(TypeError):
+    """The registry factory returned something other than a ``GraphRegistry``.
+
+    Raised when the server starts (the factory needs the process's
+    resources, so it cannot be called earlier); ``lgos serve`` logs its
+    message as one line and exits with status 2, as for the other factory
+    mistakes it finds before starting.
+    """
+
+
+_factory_failures: list[str] = []
+"""The messages of this process's :class:`RegistryFactoryError` at startup."""
+
+
+def registry_factory_failed() -> bool:
+    """Whether an app of this process stopped starting on :class:`RegistryFactoryError`.
+
+    ``lgos serve`` asks it when Uvicorn's startup failed, to exit with
+    status 2 (a wrong factory) instead of Uvicorn's 3.
+    """
+    return bool(_factory_failures)
+
 
 ScopeResolver = Callable[[Request], str | Awaitable[str]]
 """A checkpoint scope resolver: the FastAPI request to a non-empty string."""
@@ -154,7 +183,9 @@ async def enter_registry(
     """Build the registry, entering it when the factory returns a context manager.
 
     Raises:
-        TypeError: The factory produced something other than a GraphRegistry.
+        RegistryFactoryError: The factory produced something other than a
+            GraphRegistry (a ``TypeError``); the message names what it
+            returned and the ``return`` it needs.
 
     """
     made = factory(resources)
@@ -168,7 +199,7 @@ async def enter_registry(
             f"The registry factory returned {got}, not a GraphRegistry: end it "
             "with `return GraphRegistry(graphs={...})`."
         )
-        raise TypeError(msg)
+        raise RegistryFactoryError(msg)
     return registry
 
 
@@ -310,7 +341,13 @@ def create_app(
             resources = await stack.enter_async_context(
                 open_resources(settings, checks=checks)
             )
-            registry = await enter_registry(stack, registry_factory, resources)
+            try:
+                registry = await enter_registry(stack, registry_factory, resources)
+            except RegistryFactoryError as exc:
+                # One readable line before Uvicorn's traceback of the startup.
+                logger.error("%s", exc)
+                _factory_failures.append(str(exc))
+                raise
             background = background_backend(settings, registry, checks=checks)
             if isinstance(background, InMemoryBackgroundBackend):
                 await stack.enter_async_context(background.lifespan(app))
