@@ -355,10 +355,11 @@ async def test_failure_mid_stream_sends_error(http: httpx.AsyncClient) -> None:
     )
     events = parse_sse(reply.text)
     validate("ErrorResponse", events[-1]["data"])
+    failure = failed_message(reply)  # a str: the snapshot copies its values
     assert events[-1]["data"] == snapshot(
         {
             "error": {
-                "message": failed_message(reply),
+                "message": failure,
                 "type": "server_error",
                 "param": None,
                 "code": "server_error",

@@ -558,6 +558,7 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
     reply = await http.post(
         "/v1/responses", json={"model": "failing", "input": "boom", "stream": True}
     )
+    failure = failed_message(reply)  # a str: the snapshot copies its values
     events = [e["data"] for e in parse_sse(reply.text)]
     for event in events:
         validate("ResponseStreamEvent", event)
@@ -575,7 +576,7 @@ async def test_failure_mid_stream_keeps_partial_answer(http: httpx.AsyncClient) 
                 "background": False,
                 "completed_at": None,
                 "conversation": None,
-                "error": {"code": "server_error", "message": failed_message(reply)},
+                "error": {"code": "server_error", "message": failure},
                 "image": None,
                 "incomplete_details": None,
                 "input_transformations": None,
@@ -651,13 +652,14 @@ async def test_non_streaming_graph_failure_is_a_server_error(
 ) -> None:
     reply = await http.post("/v1/responses", json={"model": "failing", "input": "boom"})
     validate("ErrorResponse", reply.json())
+    failure = failed_message(reply)
     # The message hides the cause ("secret").
     assert (reply.status_code, reply.json()) == snapshot(
         (
             500,
             {
                 "error": {
-                    "message": failed_message(reply),
+                    "message": failure,
                     "type": "server_error",
                     "param": None,
                     "code": "server_error",
