@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables.config import patch_config
 from langgraph.types import StreamMode
 
-from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.errors import GraphError, InterruptNotDeclaredError
 from langgraph_openai_serve.graph.events import RunEvent, TextChunk, is_result
 from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch, find_pause
 from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
@@ -213,11 +213,25 @@ async def _result(
     run's thread is deleted on close (:meth:`~.prepare.PreparedRun.finish`).
 
     Raises:
+        InterruptNotDeclaredError: The graph paused (a node called
+            ``interrupt()``) but is not registered with
+            ``GraphFeature.INTERRUPTS``.
         GraphError: Interrupts without a saved pause, no output, an output
             that cannot be rendered, or a selected server-tool call without
             its result.
 
     """
+    if drive.interrupted and run.run_id is None:
+        model = run.request.model
+        msg = (
+            f"A node of graph {model!r} called interrupt(), but the graph is "
+            "registered without GraphFeature.INTERRUPTS, so the pause cannot be "
+            "resumed: add features={GraphFeature.INTERRUPTS} to its GraphConfig "
+            "and compile it with a checkpointer (in lgos serve's factory, "
+            "builder.compile(checkpointer=resources.checkpointer)); see "
+            "docs/how-to/interrupts.md."
+        )
+        raise InterruptNotDeclaredError(msg)
     if drive.interrupted:
         assert run.run_id is not None
         pause = await find_pause(run.graph, run.runnable_config, run.run_id)

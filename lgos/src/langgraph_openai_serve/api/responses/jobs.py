@@ -29,7 +29,11 @@ import orjson
 from anyio import CancelScope, Event, create_task_group, move_on_after
 from anyio.abc import TaskGroup
 
-from langgraph_openai_serve.api.failures import failure_message, run_error
+from langgraph_openai_serve.api.failures import (
+    failure_cause,
+    failure_message,
+    run_error,
+)
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
 from langgraph_openai_serve.api.responses.frame import (
@@ -278,7 +282,9 @@ async def execute_background_job(
             if mapped is not None:
                 message = mapped.message
             else:
-                logger.exception("Background run %s failed", engine_run_id)
+                logger.exception(
+                    "Background run %s failed: %s", engine_run_id, failure_cause(exc)
+                )
                 message = failure_message(exc)
     BACKGROUND_RUNS.labels(model, "failed").inc()
     error = {"code": SERVER_ERROR, "message": message}
