@@ -171,3 +171,14 @@ def test_interrupt_without_the_feature_is_named_in_the_log(
     ):
         assert named in line, line
     assert "AssertionError" not in record.get("exception", "")
+
+
+def test_a_graph_that_adds_no_answer_says_so(server: Server) -> None:
+    reply = _post(server, "forgets")
+    assert reply.status_code == 500
+    message = reply.json()["error"]["message"]
+    assert message.startswith("Graph 'forgets' added no answer"), message
+    assert "HumanMessage, the user's own" in message
+    assert 'return {"messages": [AIMessage(...)]}' in message
+    line = server.error_line(reply.headers["x-request-id"])["message"]
+    assert line.endswith(message), line

@@ -246,7 +246,7 @@ async def _result(
         raise GraphError(msg)
     if drive.tracker is not None:
         drive.tracker.check_complete()
-    return await run.config.render_output(drive.output)
+    return await run.config.render_output(drive.output, graph=run.request.model)
 
 
 class TextParity:
