@@ -182,3 +182,26 @@ def test_a_graph_that_adds_no_answer_says_so(server: Server) -> None:
     assert 'return {"messages": [AIMessage(...)]}' in message
     line = server.error_line(reply.headers["x-request-id"])["message"]
     assert line.endswith(message), line
+
+
+def test_changed_streamed_text_names_the_node_and_tag_nostream(
+    server: Server,
+) -> None:
+    """Without streaming the answer is right; streamed, the deltas were the model's."""
+    assert _post(server, "shouts").json()["output"][0]["content"][0]["text"] == (
+        "A QUIET ANSWER"
+    )
+    reply = _post(server, "shouts", stream=True)
+    assert _deltas(reply) == "a quiet answer"
+    message = _failed_event(reply)["message"]
+    for named in ("node 'shout'", "TAG_NOSTREAM", "Change a model's text"):
+        assert named in message, message
+    line = server.error_line(reply.headers["x-request-id"])["message"]
+    assert line.startswith("Streaming graph run failed (model shouts): ")
+    assert line.endswith(message)
+
+
+def test_the_documented_fix_streams_the_changed_text(server: Server) -> None:
+    reply = _post(server, "shouts-privately", stream=True)
+    assert _deltas(reply) == "A QUIET ANSWER"
+    assert "response.completed" in reply.text
