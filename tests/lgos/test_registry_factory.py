@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_openai_serve.server.app import RegistryFactoryError, enter_registry
+from langgraph_openai_serve.server.app import enter_registry
+from langgraph_openai_serve.server.factory import RegistryFactoryError
 from tests.lgos.graphs import make_registry
 
 pytestmark = pytest.mark.anyio

@@ -193,7 +193,7 @@ def _exit_2_for_a_wrong_registry(exc: SystemExit) -> None:
         SystemExit: 2, when this process's app failed on the registry factory.
 
     """
-    from langgraph_openai_serve.server.app import registry_factory_failed
+    from langgraph_openai_serve.server.factory import registry_factory_failed
 
     if exc.code == 3 and registry_factory_failed():
         raise SystemExit(2) from None
