@@ -32,6 +32,7 @@ __all__ = [
     "failure_cause",
     "failure_code",
     "failure_message",
+    "log_failure",
     "log_stream_failure",
     "run_error",
     "shutting_down",
@@ -80,6 +81,15 @@ def failure_cause(exc: BaseException) -> str:
         line = line[:_CAUSE_LIMIT] + "..."
     name = type(exc).__name__
     return f"{name}: {line}" if line else name
+
+
+def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log ``what`` failed at ERROR: its cause on the first line, then the traceback.
+
+    The line reads ``<what>: <cause>`` (:func:`failure_cause`); the record
+    points at the caller's line.
+    """
+    logger.error("%s: %s", what, failure_cause(exc), exc_info=exc, stacklevel=2)
 
 
 RUN_LEASE_LOST = "run_lease_lost"
@@ -154,9 +164,4 @@ def log_stream_failure(logger: logging.Logger, exc: BaseException, model: str) -
     if isinstance(exc, RunStoppedError):
         logger.warning("Streaming run stopped: shutting down (model %s)", model)
     else:
-        logger.error(
-            "Streaming graph run failed (model %s): %s",
-            model,
-            failure_cause(exc),
-            exc_info=exc,
-        )
+        log_failure(logger, f"Streaming graph run failed (model {model})", exc)

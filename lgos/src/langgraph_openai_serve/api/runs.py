@@ -27,8 +27,8 @@ from starlette.responses import Response
 
 from langgraph_openai_serve.api.failures import (
     RUN_LEASE_LOST,
-    failure_cause,
     failure_message,
+    log_failure,
     run_error,
     shutting_down,
 )
@@ -189,9 +189,7 @@ class HttpRun:
             logger.warning("Run stopped: the server is shutting down (model %s)", model)
             raise shutting_down(str(exc)) from exc
         except Exception as exc:
-            logger.exception(
-                "Graph run failed (model %s): %s", model, failure_cause(exc)
-            )
+            log_failure(logger, f"Graph run failed (model {model})", exc)
             raise ServerError(failure_message(exc)) from exc
         finally:
             await self.session.release()
@@ -271,10 +269,7 @@ async def start_run(
         if mapped is not None:
             raise mapped from None
         # A graph factory or adapter failed: logged here once.
-        logger.exception(
-            "Graph run preparation failed (model %s): %s",
-            spec.request.model,
-            failure_cause(exc),
-        )
+        model = spec.request.model
+        log_failure(logger, f"Graph run preparation failed (model {model})", exc)
         raise ServerError(failure_message(exc)) from exc
     return HttpRun(http_request, run, headers)

@@ -29,11 +29,7 @@ import orjson
 from anyio import CancelScope, Event, create_task_group, move_on_after
 from anyio.abc import TaskGroup
 
-from langgraph_openai_serve.api.failures import (
-    failure_cause,
-    failure_message,
-    run_error,
-)
+from langgraph_openai_serve.api.failures import failure_message, log_failure, run_error
 from langgraph_openai_serve.api.responses.decode import decode_response_request
 from langgraph_openai_serve.api.responses.encode import collect_response
 from langgraph_openai_serve.api.responses.frame import (
@@ -282,9 +278,7 @@ async def execute_background_job(
             if mapped is not None:
                 message = mapped.message
             else:
-                logger.exception(
-                    "Background run %s failed: %s", engine_run_id, failure_cause(exc)
-                )
+                log_failure(logger, f"Background run {engine_run_id} failed", exc)
                 message = failure_message(exc)
     BACKGROUND_RUNS.labels(model, "failed").inc()
     error = {"code": SERVER_ERROR, "message": message}
