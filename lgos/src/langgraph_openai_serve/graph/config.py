@@ -319,16 +319,22 @@ def validate_graph(graph: Any, config: GraphConfig) -> None:
     if not isinstance(graph, CompiledStateGraph):
         msg = f"Expected a compiled state graph, got {type(graph).__name__}."
         raise GraphError(msg)
+    interrupts = config.supports(GraphFeature.INTERRUPTS)
     graphs = [("", graph), *graph.get_subgraphs(recurse=True)]
     for name, each in graphs:
         if each.interrupt_before_nodes or each.interrupt_after_nodes:
             where = f"subgraph {name!r}" if name else "the graph"
+            declare = (
+                ""
+                if interrupts
+                else ", and declare GraphFeature.INTERRUPTS with a checkpointer"
+            )
             msg = (
-                f"Static breakpoints are not supported ({where}); "
-                "pause with interrupt() instead."
+                f"Static breakpoints (interrupt_before/interrupt_after) are not "
+                f"supported ({where}): pause with interrupt() in a node instead"
+                f"{declare}."
             )
             raise GraphError(msg)
-    interrupts = config.supports(GraphFeature.INTERRUPTS)
     checkpointer = graph.checkpointer
     if not interrupts and checkpointer not in (None, False):
         msg = (
