@@ -3,7 +3,8 @@
 The LGOS package's layers, top to bottom: ``server`` (and the ``lgos``
 command), ``integrations``, ``api`` (with the ASGI application and the
 background-run protocol built on it), ``graph``, and the helpers every layer
-shares (errors, settings, request context, telemetry, metrics, the testing model).
+shares (errors, settings, request context, telemetry, metrics). The testing
+helpers sit beside ``graph``, whose runner they use.
 The root ``__init__`` is the public facade and may import any layer but
 ``server`` and ``integrations``.
 """
@@ -37,7 +38,7 @@ LAYERS = {
     "telemetry": 1,
     "metrics": 1,
     "ids": 1,
-    "testing": 1,
+    "testing": 2,  # beside graph: run_graph and stream_graph use its runner
 }
 
 

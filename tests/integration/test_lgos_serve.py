@@ -132,6 +132,42 @@ def test_the_likeliest_mistakes_get_one_line_and_exit_2(
     assert f"'my_module:{target}' {says}" in lines[0]
 
 
+RETURNS_NOTHING = """
+from tests.lgos.graphs import make_registry
+
+
+def create_registry(resources):
+    registry = make_registry()  # built, but the return was forgotten
+"""
+
+
+def test_a_factory_returning_none_exits_2_with_one_line_before_the_traceback(
+    tmp_path: Path,
+) -> None:
+    """The factory runs at startup (it needs the resources): still exit status 2."""
+    (tmp_path / "my_app.py").write_text(RETURNS_NOTHING)
+    env = {k: v for k, v in os.environ.items() if k != "LGOS_LOG_FORMAT"}
+    result = subprocess.run(
+        [
+            *lgos_command(),
+            "serve",
+            "my_app:create_registry",
+            "--port",
+            str(free_port()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT), "LGOS_LOG_FORMAT": "text"},
+    )
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if " ERROR " in line]
+    assert "The registry factory returned None, not a GraphRegistry" in errors[0]
+    assert "return GraphRegistry(graphs=" in errors[0]
+    assert result.stderr.index(errors[0]) < result.stderr.index("Traceback")
+
+
 GOOD_FACTORY = """
 from tests.lgos.graphs import make_registry
 

@@ -45,6 +45,7 @@ ROOT_NAMES = {
     "execute_background_job",
     # errors and logging
     "GraphError",
+    "InterruptNotDeclaredError",
     "InvalidRequestError",
     "OpenAIHTTPException",
     "RequestContextFilter",

@@ -57,6 +57,15 @@ def test_config_rejects(kwargs: dict[str, Any], message: str) -> None:
         GraphConfig(**values)
 
 
+def test_breakpoints_without_the_feature_name_what_to_declare() -> None:
+    with pytest.raises(ValidationError) as raised:
+        GraphConfig(graph=_graph(interrupt_after=["noop"]), description="d")
+    message = str(raised.value)
+    assert "Static breakpoints (interrupt_before/interrupt_after)" in message
+    assert "interrupt() in a node" in message
+    assert "declare GraphFeature.INTERRUPTS with a checkpointer" in message
+
+
 def test_subgraph_breakpoints_are_rejected() -> None:
     inner = _graph(interrupt_after=["noop"])
     builder = StateGraph(MessagesState)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from langgraph_openai_serve.server.app import enter_registry
+from langgraph_openai_serve.server.factory import RegistryFactoryError
 from tests.lgos.graphs import make_registry
 
 pytestmark = pytest.mark.anyio
@@ -22,7 +23,7 @@ async def _enter(made: Any) -> Any:
     ("made", "named"), [(None, "returned None"), ({}, "returned a dict")]
 )
 async def test_a_factory_without_a_registry_is_named(made: Any, named: str) -> None:
-    with pytest.raises(TypeError) as raised:
+    with pytest.raises(RegistryFactoryError) as raised:
         await _enter(made)
     assert named in str(raised.value)
     assert "return GraphRegistry(" in str(raised.value)

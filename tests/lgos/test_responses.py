@@ -644,7 +644,9 @@ async def test_parity_mismatch_fails_the_stream(http: httpx.AsyncClient) -> None
     )
     events = parse_sse(reply.text)
     assert events[-1]["type"] == "response.failed"
-    assert "does not match" in events[-1]["response"]["error"]["message"]
+    message = events[-1]["response"]["error"]["message"]
+    assert "is not the final message's text" in message
+    assert "TAG_NOSTREAM" in message
 
 
 async def test_non_streaming_graph_failure_is_a_server_error(

@@ -351,3 +351,35 @@ async def test_the_first_requests_fingerprint_guards_every_pause_of_its_run() ->
     )
     assert isinstance(answer, AIMessage)
     assert answer.text == "a, b"
+
+
+async def test_interrupt_without_the_feature_names_the_graph_and_the_fix() -> None:
+    """No checkpointer: the pause could never be resumed (was an AssertionError)."""
+    from langgraph.types import interrupt
+
+    from langgraph_openai_serve import InterruptNotDeclaredError
+
+    def ask(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(str(interrupt("Approve?")))]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node(ask)
+    builder.add_edge(START, "ask")
+    registry = GraphRegistry(
+        graphs={"asks": GraphConfig(graph=builder.compile(), description="d")}
+    )
+    for stream in (False, True):
+        with pytest.raises(InterruptNotDeclaredError) as raised:
+            if stream:
+                async for _ in run_langgraph_stream(
+                    GraphRequest(model="asks"), [HumanMessage("x")], registry
+                ):
+                    pass
+            else:
+                await run_langgraph(
+                    GraphRequest(model="asks"), [HumanMessage("x")], registry
+                )
+        message = str(raised.value)
+        assert "graph 'asks' called interrupt()" in message
+        assert "GraphFeature.INTERRUPTS" in message
+        assert "checkpointer" in message

@@ -80,13 +80,16 @@ def test_public_names() -> None:
         "default_responder",
         "default_structured_responder",
         "parse_sse",
+        "run_graph",
         "split_words",
+        "stream_graph",
     }
     assert all(hasattr(testing, name) for name in testing.__all__)
     assert issubclass(OfflineChatModel, BaseChatModel)
 
 
-def test_the_testing_module_imports_no_other_lgos_module() -> None:
+def test_the_testing_model_imports_no_other_lgos_module() -> None:
+    """The model and its responders stand alone; the run helpers use the runner."""
     graph = build_graph()
     own = {m: deps for m, deps in graph.items() if m.startswith(testing.__name__)}
     assert set(own) == {
@@ -94,9 +97,14 @@ def test_the_testing_module_imports_no_other_lgos_module() -> None:
         "langgraph_openai_serve.testing.model",
         "langgraph_openai_serve.testing.responders",
         "langgraph_openai_serve.testing.sse",
+        "langgraph_openai_serve.testing.runs",
     }
-    for deps in own.values():
+    for module in ("model", "responders"):
+        deps = own[f"{testing.__name__}.{module}"]
         assert all(dep.startswith(testing.__name__) for dep in deps), deps
+    graph_layer = "langgraph_openai_serve.graph."
+    runs = own[f"{testing.__name__}.runs"]
+    assert all(dep.startswith(graph_layer) for dep in runs), runs
 
 
 # --- default answer -------------------------------------------------------

@@ -23,6 +23,7 @@ from langgraph_openai_serve.background import (
 )
 from langgraph_openai_serve.errors import (
     GraphError,
+    InterruptNotDeclaredError,
     InvalidRequestError,
     OpenAIHTTPException,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "GraphRequest",
     "InMemoryBackgroundBackend",
     "InMemoryRunCoordinator",
+    "InterruptNotDeclaredError",
     "InvalidRequestError",
     "LanggraphOpenaiServe",
     "LgosSettings",

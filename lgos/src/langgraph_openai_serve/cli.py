@@ -178,7 +178,29 @@ def _run_server(factory: str, options: dict[str, Any]) -> None:
     _warn_if_open(settings, options)
     if settings.metrics_port is not None:
         _serve_metrics(settings.metrics_port, settings.metrics_host, options)
-    uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
+    try:
+        uvicorn_command.callback(app=_APP, factory=True, **options)  # type: ignore[misc]
+    except SystemExit as exc:
+        _exit_2_for_a_wrong_registry(exc)
+        raise
+
+
+def _exit_2_for_a_wrong_registry(exc: SystemExit) -> None:
+    """Exit with status 2 when the startup failed on the factory's return value.
+
+    Uvicorn exits with 3 on any failed startup; a factory that returns no
+    ``GraphRegistry`` is a wrong target, like those :func:`_check_factory`
+    finds, and its line is already logged. (With ``--workers`` or ``--reload``
+    the startup runs in a child process, and Uvicorn's own status stands.)
+
+    Raises:
+        SystemExit: 2, when this process's app failed on the registry factory.
+
+    """
+    from langgraph_openai_serve.server.factory import registry_factory_failed
+
+    if exc.code == 3 and registry_factory_failed():
+        raise SystemExit(2) from None
 
 
 def _serve_metrics(port: int, host: str | None, options: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from starlette import status
 __all__ = [
     "SERVER_ERROR",
     "GraphError",
+    "InterruptNotDeclaredError",
     "InvalidRequestError",
     "OpenAIHTTPException",
     "ServerError",
@@ -151,4 +152,15 @@ class GraphError(RuntimeError):
     when streamed text does not match the final text, or when a citation span
     does not fit its text. It is a server-side failure (HTTP 500 before
     streaming starts, ``response.failed`` after).
+    """
+
+
+class InterruptNotDeclaredError(RuntimeError):
+    """A node called ``interrupt()`` in a graph registered without interrupts.
+
+    Without ``GraphFeature.INTERRUPTS`` the graph has no checkpointer, so the
+    pause could never be resumed. The message, for the graph's author, names
+    the graph and what to add; it is logged on the failure's line, and the
+    client receives the generic failure (HTTP 500, or ``response.failed``)
+    with the request ID, as for any error LGOS did not write for clients.
     """

@@ -29,6 +29,7 @@ from langgraph_openai_serve.api.json_response import json_response
 from langgraph_openai_serve.api.run_failures import (
     RUN_LEASE_LOST,
     failure_message,
+    log_failure,
     run_error,
     shutting_down,
 )
@@ -188,7 +189,7 @@ class HttpRun:
             logger.warning("Run stopped: the server is shutting down (model %s)", model)
             raise shutting_down(str(exc)) from exc
         except Exception as exc:
-            logger.exception("Graph run failed (model %s)", model)
+            log_failure(logger, f"Graph run failed (model {model})", exc)
             raise ServerError(failure_message(exc)) from exc
         finally:
             await self.session.release()
@@ -268,6 +269,7 @@ async def start_run(
         if mapped is not None:
             raise mapped from None
         # A graph factory or adapter failed: logged here once.
-        logger.exception("Graph run preparation failed (model %s)", spec.request.model)
+        model = spec.request.model
+        log_failure(logger, f"Graph run preparation failed (model {model})", exc)
         raise ServerError(failure_message(exc)) from exc
     return HttpRun(http_request, run, headers)

@@ -12,6 +12,7 @@ import logging
 from langgraph_openai_serve.errors import (
     SERVER_ERROR,
     GraphError,
+    InterruptNotDeclaredError,
     InvalidRequestError,
     OpenAIHTTPException,
     ServerError,
@@ -28,8 +29,10 @@ __all__ = [
     "RETRY_AFTER_SECONDS",
     "RUN_LEASE_LOST",
     "SERVER_SHUTTING_DOWN",
+    "failure_cause",
     "failure_code",
     "failure_message",
+    "log_failure",
     "log_stream_failure",
     "run_error",
     "shutting_down",
@@ -56,6 +59,37 @@ def failure_message(exc: BaseException) -> str:
         f"The graph run failed. Quote the request ID {request_id} to the "
         "server's operator: it is on the log line with the cause."
     )
+
+
+_CAUSE_LIMIT = 500
+"""The most characters of an exception's message :func:`failure_cause` keeps."""
+
+
+def failure_cause(exc: BaseException) -> str:
+    """Name a failure's cause in one readable line, logged before its traceback.
+
+    LGOS's own messages for a graph's author (:class:`GraphError`,
+    :class:`InterruptNotDeclaredError`) as they are, which say what to
+    change; any other exception as ``Type: first line of its message``
+    (cut at 500 characters). Never sent to a client.
+    """
+    text = str(exc).strip()
+    if isinstance(exc, GraphError | InterruptNotDeclaredError) and text:
+        return " ".join(text.split())
+    line = text.splitlines()[0] if text else ""
+    if len(line) > _CAUSE_LIMIT:
+        line = line[:_CAUSE_LIMIT] + "..."
+    name = type(exc).__name__
+    return f"{name}: {line}" if line else name
+
+
+def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log ``what`` failed at ERROR: its cause on the first line, then the traceback.
+
+    The line reads ``<what>: <cause>`` (:func:`failure_cause`); the record
+    points at the caller's line.
+    """
+    logger.error("%s: %s", what, failure_cause(exc), exc_info=exc, stacklevel=2)
 
 
 RUN_LEASE_LOST = "run_lease_lost"
@@ -124,9 +158,10 @@ def log_stream_failure(logger: logging.Logger, exc: BaseException, model: str) -
     """Log a streamed run's failure: one warning for a stopped run, else the traceback.
 
     A run stopped by a shutting-down server is expected (the drain logs why);
-    any other failure is logged with its traceback, once.
+    any other failure is logged with its traceback, once, its first line
+    naming the cause (:func:`failure_cause`).
     """
     if isinstance(exc, RunStoppedError):
         logger.warning("Streaming run stopped: shutting down (model %s)", model)
     else:
-        logger.exception("Streaming graph run failed (model %s)", model, exc_info=exc)
+        log_failure(logger, f"Streaming graph run failed (model {model})", exc)

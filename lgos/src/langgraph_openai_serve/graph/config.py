@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from langchain_core.callbacks import BaseCallbackManager
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import (
     BaseModel,
@@ -240,18 +240,37 @@ class GraphConfig(BaseModel):
             raise GraphError(msg)
         return context
 
-    async def render_output(self, output: Any) -> AIMessage:
+    async def render_output(
+        self, output: Any, *, graph: str | None = None
+    ) -> AIMessage:
         """Convert the graph's final output into the answer ``AIMessage``.
 
+        Args:
+            output: The graph's final state (its last root ``values``).
+            graph: The graph's registered name, named in the errors.
+
+        Returns:
+            ``output_to_message(output)`` when given, else the last message
+            of the output's ``messages`` (an empty ``AIMessage`` when that
+            list is empty).
+
         Raises:
-            GraphError: The output has no messages field or its last message
-                is not an ``AIMessage``.
+            GraphError: ``output_to_message`` returned something else than an
+                ``AIMessage``; the output has no messages field; or its last
+                message is not an ``AIMessage`` (the message says which type
+                it is: the user's own ``HumanMessage`` when no node added an
+                answer).
 
         """
+        named = f"Graph {graph!r}" if graph else "The graph"
         if self.output_to_message is not None:
             message = await _maybe_await(self.output_to_message(output))
             if not isinstance(message, AIMessage):
-                msg = "output_to_message must return an AIMessage."
+                got = type(message).__name__
+                msg = (
+                    f"{named}: output_to_message returned a {got}; it must "
+                    "return an AIMessage."
+                )
                 raise GraphError(msg)
             return message
         messages = (
@@ -260,15 +279,33 @@ class GraphConfig(BaseModel):
             else getattr(output, "messages", None)
         )
         if messages is None:
-            msg = "Graph output must expose a messages field."
+            msg = (
+                f"{named}'s output has no messages field: give its state a "
+                "messages list (MessagesState) or give GraphConfig an "
+                "output_to_message."
+            )
             raise GraphError(msg)
         if not messages:
             return AIMessage(content="")
         message = messages[-1]
         if not isinstance(message, AIMessage):
-            msg = "The final graph message must be an AIMessage."
-            raise GraphError(msg)
+            raise GraphError(_not_an_answer(named, message))
         return message
+
+
+def _not_an_answer(named: str, message: Any) -> str:
+    """Say what the final message is instead of an ``AIMessage``, and the fix."""
+    got = type(message).__name__
+    if isinstance(message, HumanMessage):
+        return (
+            f"{named} added no answer: the last message of its output is a "
+            f"{got}, the user's own unless a node added it. The final "
+            'node must return {"messages": [AIMessage(...)]}.'
+        )
+    return (
+        f"{named} ended on a {got}, not an AIMessage: the final node must return "
+        '{"messages": [AIMessage(...)]} (or give GraphConfig an output_to_message).'
+    )
 
 
 def validate_graph(graph: Any, config: GraphConfig) -> None:
@@ -285,16 +322,22 @@ def validate_graph(graph: Any, config: GraphConfig) -> None:
     if not isinstance(graph, CompiledStateGraph):
         msg = f"Expected a compiled state graph, got {type(graph).__name__}."
         raise GraphError(msg)
+    interrupts = config.supports(GraphFeature.INTERRUPTS)
     graphs = [("", graph), *graph.get_subgraphs(recurse=True)]
     for name, each in graphs:
         if each.interrupt_before_nodes or each.interrupt_after_nodes:
             where = f"subgraph {name!r}" if name else "the graph"
+            declare = (
+                ""
+                if interrupts
+                else ", and declare GraphFeature.INTERRUPTS with a checkpointer"
+            )
             msg = (
-                f"Static breakpoints are not supported ({where}); "
-                "pause with interrupt() instead."
+                f"Static breakpoints (interrupt_before/interrupt_after) are not "
+                f"supported ({where}): pause with interrupt() in a node instead"
+                f"{declare}."
             )
             raise GraphError(msg)
-    interrupts = config.supports(GraphFeature.INTERRUPTS)
     checkpointer = graph.checkpointer
     if not interrupts and checkpointer not in (None, False):
         msg = (

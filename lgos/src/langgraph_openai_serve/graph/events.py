@@ -6,7 +6,7 @@ execution (:mod:`.execution`) and encoded by the adapters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -19,9 +19,18 @@ __all__ = ["RunEvent", "TextChunk", "is_result"]
 
 @dataclass(frozen=True, slots=True)
 class TextChunk:
-    """Non-empty assistant text from one streamed ``AIMessageChunk``."""
+    """Non-empty assistant text from one streamed ``AIMessageChunk``.
+
+    Attributes:
+        text: The chunk's text.
+        node: The graph node whose model call streamed it (LangGraph's
+            ``langgraph_node`` metadata), or None when unknown; not compared,
+            so ``TextChunk("a") == TextChunk("a", "answer")``.
+
+    """
 
     text: str
+    node: str | None = field(default=None, compare=False)
 
 
 RunEvent = (

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables.config import patch_config
 from langgraph.types import StreamMode
 
-from langgraph_openai_serve.errors import GraphError
+from langgraph_openai_serve.errors import GraphError, InterruptNotDeclaredError
 from langgraph_openai_serve.graph.events import RunEvent, TextChunk, is_result
 from langgraph_openai_serve.graph.interrupt import LangGraphInterruptBatch, find_pause
 from langgraph_openai_serve.graph.lease_guard import LeaseGuardedSaver
@@ -36,6 +36,7 @@ from langgraph_openai_serve.graph.server_tools import ServerToolTracker
 from langgraph_openai_serve.telemetry import WorkflowTelemetry
 
 __all__ = [
+    "NOSTREAM_SECTION",
     "RunEvent",  # re-exported from .events
     "TextChunk",  # re-exported from .events
     "TextParity",
@@ -213,11 +214,25 @@ async def _result(
     run's thread is deleted on close (:meth:`~.prepare.PreparedRun.finish`).
 
     Raises:
+        InterruptNotDeclaredError: The graph paused (a node called
+            ``interrupt()``) but is not registered with
+            ``GraphFeature.INTERRUPTS``.
         GraphError: Interrupts without a saved pause, no output, an output
             that cannot be rendered, or a selected server-tool call without
             its result.
 
     """
+    if drive.interrupted and run.run_id is None:
+        model = run.request.model
+        msg = (
+            f"A node of graph {model!r} called interrupt(), but the graph is "
+            "registered without GraphFeature.INTERRUPTS, so the pause cannot be "
+            "resumed: add features={GraphFeature.INTERRUPTS} to its GraphConfig "
+            "and compile it with a checkpointer (in lgos serve's factory, "
+            "builder.compile(checkpointer=resources.checkpointer)); see "
+            "docs/how-to/interrupts.md."
+        )
+        raise InterruptNotDeclaredError(msg)
     if drive.interrupted:
         assert run.run_id is not None
         pause = await find_pause(run.graph, run.runnable_config, run.run_id)
@@ -232,43 +247,87 @@ async def _result(
         raise GraphError(msg)
     if drive.tracker is not None:
         drive.tracker.check_complete()
-    return await run.config.render_output(drive.output)
+    return await run.config.render_output(drive.output, graph=run.request.model)
+
+
+NOSTREAM_SECTION = "Getting started, 'Change a model's text before answering'"
+"""Where the docs show ``TAG_NOSTREAM`` on a model call whose text a node changes."""
+
+_EXCERPT = 60
+
+
+def _excerpt(text: str) -> str:
+    return repr(text if len(text) <= _EXCERPT else text[:_EXCERPT] + "...")
 
 
 class TextParity:
     """Check that streamed assistant text equals the final answer text.
 
     The final ``AIMessage.text`` is canonical. Adapters :meth:`add` every
-    streamed chunk, then call :meth:`finish` with the final text.
+    streamed chunk, then call :meth:`finish` with the final text. The
+    contract fails when a node changes the text of a model call that
+    streamed (``AIMessage(draft.text.upper())``): that call must be tagged
+    ``TAG_NOSTREAM`` so that only the node's own answer is the text.
     """
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_nodes", "_parts")
 
     def __init__(self) -> None:
         self._parts: list[str] = []
+        self._nodes: dict[str, None] = {}
 
-    def add(self, text: str) -> None:
-        """Record one streamed chunk."""
+    def add(self, text: str | TextChunk, node: str | None = None) -> None:
+        """Record one streamed chunk: its text, or the :class:`TextChunk`.
+
+        ``node`` (or the chunk's own ``node``) is the graph node that
+        streamed it, named by :meth:`mismatch`.
+        """
+        if isinstance(text, TextChunk):
+            text, node = text.text, node or text.node
         self._parts.append(text)
+        if node is not None:
+            self._nodes[node] = None
 
     @property
     def streamed(self) -> str:
         """The text streamed so far."""
         return "".join(self._parts)
 
+    @property
+    def nodes(self) -> list[str]:
+        """The nodes that streamed text, in the order they first did."""
+        return list(self._nodes)
+
+    def mismatch(self, final_text: str) -> str | None:
+        """Say how the streamed text breaks the contract, or None when it holds.
+
+        The contract holds when nothing streamed or the streamed chunks
+        join to ``final_text``. The message names the nodes that streamed,
+        both texts (shortened), ``TAG_NOSTREAM`` and the docs section.
+        """
+        if not self._parts or self.streamed == final_text:
+            return None
+        nodes = ", ".join(repr(node) for node in self._nodes) or "an unknown node"
+        noun = "nodes" if len(self._nodes) > 1 else "node"
+        return (
+            f"The text streamed by {noun} {nodes} ({_excerpt(self.streamed)}) "
+            f"is not the final message's text ({_excerpt(final_text)}): a node "
+            "that changes a model's text must call that model with "
+            ".with_config(tags=[TAG_NOSTREAM]) (from langgraph.constants "
+            "import TAG_NOSTREAM), so that only its own answer streams; see "
+            f"{NOSTREAM_SECTION}."
+        )
+
     def finish(self, final_text: str) -> str:
         """Return the fallback text to emit now ('' when the stream matched).
 
         Raises:
-            GraphError: Text streamed but differs from ``final_text``.
+            GraphError: Text streamed but differs from ``final_text``; the
+                message is :meth:`mismatch`'s.
 
         """
         if not self._parts:
             return final_text
-        if self.streamed != final_text:
-            msg = (
-                "The streamed assistant text does not match the final message; "
-                "tag private model calls with TAG_NOSTREAM."
-            )
+        if (msg := self.mismatch(final_text)) is not None:
             raise GraphError(msg)
         return ""

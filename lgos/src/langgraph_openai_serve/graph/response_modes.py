@@ -230,9 +230,9 @@ def _take_part(part: Any, batch: list[RunEvent], drive: GraphDrive) -> None:
     """Add one streamed part's events to ``batch``; root values to ``drive``."""
     kind = part["type"]
     if kind == "messages":
-        chunk = part["data"][0]
+        chunk, metadata = part["data"]
         if isinstance(chunk, AIMessageChunk) and (text := chunk.text):
-            batch.append(TextChunk(text))
+            batch.append(TextChunk(text, metadata.get("langgraph_node")))
     elif kind == "values":
         if not part["ns"]:
             drive.output = part["data"]

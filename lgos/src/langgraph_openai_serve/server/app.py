@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from typing import Any, cast
 
 from fastapi import FastAPI, Request
-from starlette.applications import Starlette
 
 from langgraph_openai_serve.app import LanggraphOpenaiServe, get_version
 from langgraph_openai_serve.background import InMemoryBackgroundBackend
@@ -21,6 +19,11 @@ from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.server.api_keys import (
     api_keys_from_settings,
     reload_on_sighup,
+)
+from langgraph_openai_serve.server.factory import (
+    enter_registry,
+    import_attribute,
+    load_factory,
 )
 from langgraph_openai_serve.server.guards import GuardSettings, install_guards
 from langgraph_openai_serve.server.health import (
@@ -33,7 +36,6 @@ from langgraph_openai_serve.server.health import (
 from langgraph_openai_serve.server.metrics import install_metrics
 from langgraph_openai_serve.server.resources import (
     RegistryFactory,
-    ServerResources,
     open_resources,
 )
 from langgraph_openai_serve.server.server_settings import ServerSettings
@@ -52,33 +54,6 @@ ScopeResolver = Callable[[Request], str | Awaitable[str]]
 """A checkpoint scope resolver: the FastAPI request to a non-empty string."""
 
 
-def _import_attribute(path: str) -> Any:
-    """Import ``"package.module:attribute"`` (dotted attributes allowed).
-
-    Raises:
-        ValueError: ``path`` is not ``module:attribute``, or the module or
-            the attribute does not exist.
-
-    """
-    module_name, _, attribute = path.partition(":")
-    if not module_name or not attribute:
-        msg = f"Expected 'module:attribute', got {path!r}."
-        raise ValueError(msg)
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        msg = f"Cannot import module {module_name!r}: {exc}"
-        raise ValueError(msg) from exc
-    found: Any = module
-    for name in attribute.split("."):
-        try:
-            found = getattr(found, name)
-        except AttributeError:
-            msg = f"Module {module_name!r} has no attribute {attribute!r}."
-            raise ValueError(msg) from None
-    return found
-
-
 def load_scope_resolver(path: str) -> ScopeResolver:
     """Import a checkpoint scope resolver from ``"package.module:attribute"``.
 
@@ -87,7 +62,7 @@ def load_scope_resolver(path: str) -> ScopeResolver:
             not callable with one argument (the request).
 
     """
-    resolver = _import_attribute(path)
+    resolver = import_attribute(path)
     if not callable(resolver):
         msg = f"{path!r} is not callable."
         raise ValueError(msg)
@@ -99,77 +74,6 @@ def load_scope_resolver(path: str) -> ScopeResolver:
     except ValueError:  # a builtin without a signature: call it and see
         pass
     return cast("ScopeResolver", resolver)
-
-
-def load_factory(path: str) -> RegistryFactory:
-    """Import a registry factory from ``"package.module:attribute"``.
-
-    Raises:
-        ValueError: ``path`` is not ``module:attribute``, the module or the
-            attribute does not exist, or the attribute is not a factory: a
-            ``GraphRegistry`` or an ASGI application (the two likeliest
-            mistakes, each named in the message), anything not callable, or
-            a callable that cannot be called with the one argument LGOS
-            passes (:class:`ServerResources`), such as ``def f(): ...``.
-
-    """
-    factory = _import_attribute(path)
-    if isinstance(factory, GraphRegistry):
-        msg = (
-            f"{path!r} is a GraphRegistry, not a registry factory: point lgos at "
-            "a function that takes ServerResources and returns the registry "
-            "(def create_registry(resources): return registry)."
-        )
-        raise ValueError(msg)
-    if isinstance(factory, Starlette):
-        msg = (
-            f"{path!r} is an ASGI application, not a registry factory: lgos "
-            "builds the application itself from a function that takes "
-            "ServerResources and returns a GraphRegistry (or run this app with "
-            f"uvicorn {path})."
-        )
-        raise ValueError(msg)
-    if not callable(factory):
-        msg = f"{path!r} is not callable."
-        raise ValueError(msg)
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):  # a builtin or C callable: call it and see
-        return factory  # type: ignore[return-value]
-    try:
-        signature.bind(None)
-    except TypeError:
-        msg = (
-            f"{path!r} cannot take the one argument lgos passes (ServerResources), "
-            f"its signature is {signature}: write it as "
-            "def create_registry(resources): return registry."
-        )
-        raise ValueError(msg) from None
-    return factory  # type: ignore[return-value]
-
-
-async def enter_registry(
-    stack: AsyncExitStack, factory: RegistryFactory, resources: ServerResources
-) -> GraphRegistry:
-    """Build the registry, entering it when the factory returns a context manager.
-
-    Raises:
-        TypeError: The factory produced something other than a GraphRegistry.
-
-    """
-    made = factory(resources)
-    if isinstance(made, AbstractAsyncContextManager):
-        registry = await stack.enter_async_context(made)
-    else:
-        registry = made
-    if not isinstance(registry, GraphRegistry):
-        got = "None" if registry is None else f"a {type(registry).__name__}"
-        msg = (
-            f"The registry factory returned {got}, not a GraphRegistry: end it "
-            "with `return GraphRegistry(graphs={...})`."
-        )
-        raise TypeError(msg)
-    return registry
 
 
 def _freeze_startup_heap() -> None:

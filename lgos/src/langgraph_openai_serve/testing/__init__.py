@@ -53,8 +53,15 @@ Structured output goes through ``structured_responder``
 fills every required field deterministically from the last user message
 (:func:`default_structured_responder`).
 
-This module imports only ``langchain-core`` and ``pydantic``: it is safe to
-use from any test, and nothing in LGOS's serving path imports it.
+:func:`run_graph` and :func:`stream_graph` run a registered graph as
+``run_langgraph`` and ``run_langgraph_stream`` do, always streaming, and
+check on every run that the streamed text joins to the final message's text:
+a node that changes a model's streamed text fails the test with an
+``AssertionError`` naming the node and ``TAG_NOSTREAM``.
+
+The model imports only ``langchain-core`` and ``pydantic``; the two run
+helpers use LGOS's runner. Nothing in LGOS's serving path imports this
+package.
 """
 
 from langgraph_openai_serve.testing.model import OfflineChatModel, split_words
@@ -69,6 +76,7 @@ from langgraph_openai_serve.testing.responders import (
     default_responder,
     default_structured_responder,
 )
+from langgraph_openai_serve.testing.runs import run_graph, stream_graph
 from langgraph_openai_serve.testing.sse import parse_sse
 
 __all__ = [
@@ -83,5 +91,7 @@ __all__ = [
     "default_responder",
     "default_structured_responder",
     "parse_sse",
+    "run_graph",
     "split_words",
+    "stream_graph",
 ]

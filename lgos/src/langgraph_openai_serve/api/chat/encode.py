@@ -160,7 +160,7 @@ async def stream_chat_completion(
             async for batch in batches:
                 for event in batch:
                     if isinstance(event, TextChunk):
-                        parity.add(event.text)
+                        parity.add(event)
                         out.append(head + orjson.dumps(event.text) + _CONTENT_TAIL)
                         if first:  # the first text goes out at once
                             first = False

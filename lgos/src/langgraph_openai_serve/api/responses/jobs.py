@@ -40,7 +40,11 @@ from langgraph_openai_serve.api.responses.interrupts import (
     resume_error,
 )
 from langgraph_openai_serve.api.responses.responses_request import ResponseCreateRequest
-from langgraph_openai_serve.api.run_failures import failure_message, run_error
+from langgraph_openai_serve.api.run_failures import (
+    failure_message,
+    log_failure,
+    run_error,
+)
 from langgraph_openai_serve.errors import SERVER_ERROR, InvalidRequestError
 from langgraph_openai_serve.graph.registry import GraphRegistry
 from langgraph_openai_serve.graph.run_stop import RunStop, RunStoppedError
@@ -278,7 +282,7 @@ async def execute_background_job(
             if mapped is not None:
                 message = mapped.message
             else:
-                logger.exception("Background run %s failed", engine_run_id)
+                log_failure(logger, f"Background run {engine_run_id} failed", exc)
                 message = failure_message(exc)
     BACKGROUND_RUNS.labels(model, "failed").inc()
     error = {"code": SERVER_ERROR, "message": message}

@@ -79,7 +79,7 @@ async def stream_response(
             async for batch in batches:
                 for event in batch:
                     if isinstance(event, TextChunk):
-                        parity.add(event.text)
+                        parity.add(event)
                         if answer_message is None:
                             answer_message, added = stream.open_message("final_answer")
                             out.append(added)
