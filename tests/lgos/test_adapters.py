@@ -171,6 +171,13 @@ async def test_chat_request_reaches_adapters(setup: Any) -> None:
             "answers no earlier",
         ),
         (
+            # An interrupt's answer sent without the paused Response: the
+            # message says what to send.
+            [{"type": "function_call_output", "call_id": "call_lg_x", "output": "1"}],
+            "answers no earlier call. To answer a paused run's question, send "
+            "previous_response_id",
+        ),
+        (
             [
                 {
                     "type": "function_call",

@@ -92,8 +92,15 @@ def check_tool_exchanges(messages: Iterable[BaseMessage], *, param: str) -> None
                     f"The call '{call_id}' has more than one output.", param=param
                 )
             if call_id not in pending:
+                hint = ""
+                if call_id.startswith("call_lg_"):
+                    # An interrupt's call: its question is in the paused Response.
+                    hint = (
+                        " To answer a paused run's question, send "
+                        "previous_response_id: the paused Response's id."
+                    )
                 raise InvalidRequestError(
-                    f"The output for '{call_id}' answers no earlier call.",
+                    f"The output for '{call_id}' answers no earlier call.{hint}",
                     param=param,
                 )
             pending.discard(call_id)

@@ -355,7 +355,9 @@ def validate_graph(graph: Any, config: GraphConfig) -> None:
             msg = (
                 "Interrupt graphs need an async checkpointer implementing "
                 + ", ".join(_ASYNC_CHECKPOINTER_METHODS)
-                + "."
+                + ": compile the graph with one (in lgos serve's factory, "
+                "builder.compile(checkpointer=resources.checkpointer)); see "
+                "docs/how-to/interrupts.md."
             )
             raise GraphError(msg)
     if config.client_settings is not None and config.context_factory is None:

@@ -227,9 +227,11 @@ async def _result(
         msg = (
             f"A node of graph {model!r} called interrupt(), but the graph is "
             "registered without GraphFeature.INTERRUPTS, so the pause cannot be "
-            "resumed: add features={GraphFeature.INTERRUPTS} to its GraphConfig "
-            "and compile it with a checkpointer (in lgos serve's factory, "
-            "builder.compile(checkpointer=resources.checkpointer)); see "
+            "resumed: add features={GraphFeature.INTERRUPTS} to its GraphConfig, "
+            "compile it with a checkpointer and give the registry a run "
+            "coordinator (in lgos serve's factory: "
+            "builder.compile(checkpointer=resources.checkpointer) and "
+            "GraphRegistry(..., run_coordinator=resources.run_coordinator)); see "
             "docs/how-to/interrupts.md."
         )
         raise InterruptNotDeclaredError(msg)

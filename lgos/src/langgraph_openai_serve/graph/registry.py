@@ -55,7 +55,12 @@ class GraphRegistry:
         if self.run_coordinator is None and any(
             config.supports(GraphFeature.INTERRUPTS) for config in self.graphs.values()
         ):
-            msg = "Interrupt-enabled graphs need a GraphRegistry run_coordinator."
+            msg = (
+                "Interrupt-enabled graphs need a GraphRegistry run_coordinator: "
+                "in lgos serve's factory, GraphRegistry(graphs=..., "
+                "run_coordinator=resources.run_coordinator); see "
+                "docs/how-to/interrupts.md."
+            )
             raise ValueError(msg)
 
     def get_graph(self, model: str) -> GraphConfig:

@@ -70,7 +70,7 @@ def import_attribute(path: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        msg = f"Cannot import module {module_name!r}: {exc}"
+        msg = f"Cannot import module {module_name!r}: {exc}."
         raise ValueError(msg) from exc
     found: Any = module
     for name in attribute.split("."):
