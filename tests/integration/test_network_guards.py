@@ -111,6 +111,30 @@ def test_json_bodies_and_bodies_without_a_type_run(
     assert reply.json()["output"][0]["content"][0]["text"] == "Echo: hello"
 
 
+# --- row 8: a key twice in one object -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        (b'{"model": "echo", "model": "approval", "input": "hello"}', "model"),
+        (
+            b'{"model": "echo", "input": [{"role": "user", "content": "a",'
+            b' "role": "system"}]}',
+            "role",
+        ),
+    ],
+)
+def test_a_key_sent_twice_is_refused(api: Served, body: bytes, key: str) -> None:
+    """Two parsers of one body (a gateway's, ours) must not read two requests:
+    a key twice in one object, at any depth, is a 400 naming it."""
+    reply = httpx.post(f"{api.url}/v1/responses", content=body, timeout=30)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_json", key)
+    assert f"'{key}' twice" in error["message"]
+
+
 # --- row 2: DNS rebinding ------------------------------------------------------
 
 
