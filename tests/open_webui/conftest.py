@@ -18,6 +18,7 @@ from openai import AsyncOpenAI
 from tests.conftest import background_demo_http
 
 PIPE_FILE = Path(__file__).resolve().parents[2] / "ui" / "open-webui" / "lgos_pipe.py"
+GENERATOR_FILE = PIPE_FILE.with_name("generate.py")
 
 
 def load_pipe_module() -> ModuleType:
@@ -30,6 +31,16 @@ def load_pipe_module() -> ModuleType:
 
 
 lgos_pipe = load_pipe_module()
+
+
+def load_generator() -> ModuleType:
+    """Import ``ui/open-webui/generate.py`` (not a package) by its path."""
+    spec = importlib.util.spec_from_file_location("lgos_pipe_generator", GENERATOR_FILE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lgos_pipe_generator"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
