@@ -15,7 +15,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from langgraph_openai_serve.graph.citations import citation_slice
-from lgos_chainlit.functions import LOCAL_FUNCTIONS
+from lgos_client.functions import LOCAL_FUNCTIONS
 from lgos_demo_api.graphs.citations import NO_SOURCES_REFUSAL
 from tests.contract.openapi import validate
 

@@ -21,7 +21,7 @@ from lgos_demo_api.display_file import (
     DISPLAY_FILE_OK,
     DISPLAY_FILE_PARAMETERS,
     DISPLAY_FILE_TOOL,
-    display_file_failure,
+    display_file_error,
 )
 from lgos_demo_api.graphs.file_analysis import files_context, files_graph_config
 from lgos_demo_api.graphs.file_analysis_offline import files_plan_responder
@@ -450,13 +450,13 @@ def test_display_file_schema_is_strict_and_documented() -> None:
     assert DISPLAY_FILE_TOOL in [json.loads(block) for block in blocks]
 
 
-def test_display_file_failure() -> None:
-    assert display_file_failure(DISPLAY_FILE_OK) is None
-    assert display_file_failure("shown") is None
-    assert display_file_failure('{"displayed": false}') == (
+def test_display_file_error() -> None:
+    assert display_file_error(DISPLAY_FILE_OK) is None
+    assert display_file_error("shown") is None
+    assert display_file_error('{"displayed": false}') == (
         "the client could not display it"
     )
-    assert display_file_failure('{"error": "too big"}') == "too big"
+    assert display_file_error('{"error": "too big"}') == "too big"
 
 
 @pytest.mark.parametrize("rows", [3, 120])

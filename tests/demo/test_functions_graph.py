@@ -65,7 +65,7 @@ async def ask(
 
 
 def test_client_functions_are_the_ones_the_ui_offers() -> None:
-    from lgos_chainlit.functions import LOCAL_FUNCTIONS
+    from lgos_client.functions import LOCAL_FUNCTIONS
 
     assert frozenset(LOCAL_FUNCTIONS) == CLIENT_FUNCTIONS
 

@@ -18,7 +18,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from openai import AsyncOpenAI
 
-from lgos_chainlit.functions import LOCAL_FUNCTIONS
+from lgos_client.functions import LOCAL_FUNCTIONS
 from lgos_demo_api.graphs.deep_research_offline import plan_for, triage_decision
 from lgos_demo_api.offline import end_sentence, quoted
 

@@ -125,7 +125,7 @@ def test_generation_inlines_dependencies_first(sources) -> None:
     assert text.count("logger = logging.getLogger(__name__)") == 1
     assert "__all__" not in text
     namespace: dict[str, object] = {}
-    exec(compile(text, "lgos_pipe.py", "exec"), namespace)  # noqa: S102
+    exec(compile(text, "lgos_pipe.py", "exec"), namespace)
     assert namespace["pipe"]() == "2"  # type: ignore[operator]
 
 

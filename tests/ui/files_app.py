@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from lgos_chainlit.functions import FunctionCall
+from lgos_client.functions import FunctionCall
 
 API_KEY = "test-files-key"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32

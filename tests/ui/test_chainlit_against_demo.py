@@ -13,7 +13,6 @@ from collections.abc import Sequence
 import pytest
 from openai import AsyncOpenAI
 
-from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.model_catalog import (
     load_session,
@@ -23,6 +22,7 @@ from lgos_chainlit.session import (
     chat_profiles_for,
 )
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
+from lgos_client.functions import FunctionCall
 
 pytestmark = pytest.mark.anyio
 

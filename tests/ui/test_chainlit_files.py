@@ -11,7 +11,16 @@ import pytest
 from chainlit.context import init_http_context
 
 from lgos_chainlit.attachments import Attachment, upload_attachment, user_content
-from lgos_chainlit.file_display import (
+from lgos_chainlit.file_messages import (
+    DISPLAY_CALL_KEY,
+    display_messages,
+    file_element,
+)
+from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.session import ChatSession
+from lgos_chainlit.settings import ChainlitSettings
+from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
+from lgos_client.display_file import (
     DISPLAY_FILE_FUNCTION,
     DISPLAY_FILE_OK,
     NO_LONGER_AVAILABLE,
@@ -22,16 +31,7 @@ from lgos_chainlit.file_display import (
     reshow_files,
     shown_display_calls,
 )
-from lgos_chainlit.file_messages import (
-    DISPLAY_CALL_KEY,
-    display_messages,
-    file_element,
-)
-from lgos_chainlit.functions import FunctionCall
-from lgos_chainlit.ledger import Conversation
-from lgos_chainlit.session import ChatSession
-from lgos_chainlit.settings import ChainlitSettings
-from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
+from lgos_client.functions import FunctionCall
 from lgos_demo_api.display_file import DISPLAY_FILE_TOOL
 from tests.ui.fake_api import Server, response_events, streamed, text_message
 from tests.ui.files_app import PNG, display_call

@@ -9,10 +9,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from lgos_chainlit.functions import LOCAL_FUNCTIONS, FunctionCall, LocalFunction
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 from lgos_chainlit.turn_result import TurnResult
+from lgos_client.functions import LOCAL_FUNCTIONS, FunctionCall, LocalFunction
 from tests.ui.fake_api import (
     Server,
     error_response,

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from lgos_chainlit.discovery import describe_model
-from lgos_chainlit.functions import (
+from lgos_chainlit.session import ChatSession
+from lgos_client.functions import (
     LOCAL_FUNCTIONS,
     FunctionCall,
     execute_call,
@@ -15,7 +16,6 @@ from lgos_chainlit.functions import (
     offered_functions,
     roll_dice,
 )
-from lgos_chainlit.session import ChatSession
 
 NOON_UTC = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.mcp_chat import attach_mcp_tools, retry_mcp_tools
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import get_settings
 from lgos_chainlit.turn import TurnContext
 from lgos_chainlit.view import ChainlitTurnView
+from lgos_client.functions import FunctionCall
 from tests.procs import free_port
 from tests.ui.chainlit_context import in_chainlit
 from tests.ui.mcp_model import model

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from lgos_chainlit.functions import LOCAL_FUNCTIONS, ClientFunction, FunctionCall
 from lgos_chainlit.mcp_tools import (
     McpServer,
     McpTool,
@@ -25,6 +24,7 @@ from lgos_chainlit.mcp_toolset import McpToolset
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.turn import TurnContext
+from lgos_client.functions import LOCAL_FUNCTIONS, ClientFunction, FunctionCall
 from tests.procs import free_port
 from tests.ui.mcp_model import model
 from tests.ui.mcp_server import McpSite, serving_mcp

@@ -31,12 +31,12 @@ from langgraph_openai_serve import (
     LanggraphOpenaiServe,
 )
 from langgraph_openai_serve.graph.coordinator import InMemoryRunCoordinator
-from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.mcp_tools import McpServer
 from lgos_chainlit.mcp_toolset import McpToolset
 from lgos_chainlit.model_catalog import load_session
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
+from lgos_client.functions import FunctionCall
 from tests.ui.mcp_server import McpSite, serving_mcp
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,9 @@ license: MIT
 # An Open WebUI "pipe" function (a manifold): Open WebUI loads this module from
 # its source text, instantiates ``Pipe`` and lists one model per LGOS graph.
 # It imports nothing from Open WebUI and nothing Open WebUI does not ship
-# (``openai``, ``pydantic``), so it is one self-contained file.
+# (``openai``, ``pydantic``) but the client core the Chainlit UI shares
+# (``lgos_client``), which ``generate.py`` inlines: Open WebUI gets one
+# self-contained file, ``lgos_pipe.py``.
 #
 # The conversation ledger is kept here, on the client side of LGOS: Open WebUI
 # keeps only the visible text of each answer, so every completed answer's
@@ -28,7 +30,6 @@ import json
 import logging
 import mimetypes
 import os
-import random
 import re
 import sqlite3
 import time
@@ -42,13 +43,26 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from openai import APIError, AsyncOpenAI, OpenAIError
 from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from lgos_client.display_file import (
+    DISPLAY_FILE,
+    DISPLAY_FILE_TOOL,
+    display_file_failure,
+    fetch_display_file,
+)
+from lgos_client.functions import (
+    LOCAL_FUNCTIONS,
+    FunctionCall,
+    completed_calls,
+    error_output,
+    execute_call,
+    function_tool,
+)
 
 log = logging.getLogger("lgos_pipe")
 
@@ -58,37 +72,6 @@ BACKGROUND_FEATURE = "background"
 MCP_TOOLS_FEATURE = "mcp_tools"
 FALLBACK_QUESTION = "The graph paused and is waiting for your answer."
 FILE_INPUTS_FEATURE = "file_inputs"
-DISPLAY_FILE = "display_file"
-# The client function a graph calls to show a file it made (the same
-# definition as lgos_demo_api.display_file.DISPLAY_FILE_TOOL).
-DISPLAY_FILE_TOOL: dict[str, Any] = {
-    "type": "function",
-    "name": DISPLAY_FILE,
-    "description": "Show the user a file from the Files API, such as a chart or a "
-    "table the assistant just made. The client downloads the file by its ID and "
-    "displays it; the result says whether it was shown.",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "file_id": {
-                "type": "string",
-                "description": "The Files API ID of the file, e.g. file-abc123.",
-            },
-            "filename": {
-                "type": "string",
-                "description": "The name to show and save the file under, "
-                "e.g. chart.png.",
-            },
-            "mime_type": {
-                "type": "string",
-                "description": "The file's media type, e.g. image/png or text/csv.",
-            },
-        },
-        "required": ["file_id", "filename", "mime_type"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
 MAX_FUNCTION_ROUNDS = 4
 BACKGROUND_STATUS_EVERY = 10
 """Seconds between the "Running in the background" status lines of a polled
@@ -700,133 +683,14 @@ def ledger_input(
 # --------------------------------------------------------------------------
 # Client functions the pipe runs (the demo's ``functions`` graph)
 # --------------------------------------------------------------------------
-# The same functions, schemas and results as the Chainlit UI's
-# ``lgos_chainlit.functions``: this module must stand alone (Open WebUI loads
-# it from source), so it has its own copy.
-
-
-def get_current_time(timezone: str = "UTC") -> dict[str, str]:
-    """Tell the date and time in an IANA zone (``Asia/Tokyo``, ``UTC``).
-
-    Returns:
-        ``timezone``, ``date`` (ISO), ``time`` (``HH:MM``), ``weekday`` and
-        ``utc_offset`` (``+09:00``).
-
-    Raises:
-        ValueError: Not a string, or not a known zone.
-
-    """
-    if not isinstance(timezone, str) or not timezone.strip():
-        raise ValueError("timezone must be an IANA time zone name")
-    try:
-        zone = ZoneInfo(timezone.strip())
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"unknown time zone {timezone!r}") from exc
-    now = datetime.now(UTC).astimezone(zone)
-    offset = now.strftime("%z")
-    return {
-        "timezone": timezone.strip(),
-        "date": now.date().isoformat(),
-        "time": now.strftime("%H:%M"),
-        "weekday": now.strftime("%A"),
-        "utc_offset": f"{offset[:3]}:{offset[3:]}" if offset else "+00:00",
-    }
-
-
-def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be between {low} and {high}")
-    return value
-
-
-def roll_dice(sides: int = 6, count: int = 1) -> dict[str, Any]:
-    """Roll ``count`` (1 to 10) dice of ``sides`` (2 to 100) faces.
-
-    Returns:
-        ``rolls`` (each die, in order) and their ``total``.
-
-    Raises:
-        ValueError: An argument is not an integer in range.
-
-    """
-    sides = _bounded_int("sides", sides, 2, 100)
-    count = _bounded_int("count", count, 1, 10)
-    rolls = [random.randint(1, sides) for _ in range(count)]
-    return {"rolls": rolls, "total": sum(rolls)}
-
-
-LOCAL_FUNCTIONS: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
-    "get_current_time": (
-        {
-            "type": "function",
-            "name": "get_current_time",
-            "description": "Get the current date and time in a time zone. Use it "
-            "whenever the user asks for the time or date somewhere.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "timezone": {
-                        "type": "string",
-                        "description": "IANA time zone name, e.g. Europe/Paris, "
-                        "America/New_York or UTC.",
-                    }
-                },
-                "required": ["timezone"],
-                "additionalProperties": False,
-            },
-            "strict": False,
-        },
-        get_current_time,
-    ),
-    "roll_dice": (
-        {
-            "type": "function",
-            "name": "roll_dice",
-            "description": "Roll one or more dice and return each roll and the total.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "sides": {
-                        "type": "integer",
-                        "minimum": 2,
-                        "maximum": 100,
-                        "default": 6,
-                        "description": "Faces per die (6 for an ordinary die).",
-                    },
-                    "count": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 10,
-                        "default": 1,
-                        "description": "How many dice to roll.",
-                    },
-                },
-                "required": ["sides", "count"],
-                "additionalProperties": False,
-            },
-            "strict": False,
-        },
-        roll_dice,
-    ),
-}
-"""Each function the pipe runs: its Responses function tool and the code."""
+# The demo's functions (lgos_client.functions) are the Chainlit UI's too.
 
 
 def local_function_calls(
     output: Sequence[Mapping[str, Any]],
 ) -> list[dict[str, Any]]:
     """Return the completed calls of :data:`LOCAL_FUNCTIONS` among output items."""
-    return [
-        dict(item)
-        for item in output
-        if item.get("type") == "function_call"
-        and item.get("name") in LOCAL_FUNCTIONS
-        and item.get("status", "completed") == "completed"
-    ]
+    return completed_calls(output, LOCAL_FUNCTIONS)
 
 
 def run_local_function(call: Mapping[str, Any]) -> tuple[str, bool]:
@@ -834,30 +698,10 @@ def run_local_function(call: Mapping[str, Any]) -> tuple[str, bool]:
 
     Returns:
         ``(output, ok)``: the compact JSON ``function_call_output`` string
-        (``{"error": "..."}`` when ``ok`` is false), as the Chainlit UI's.
+        (``{"error": "..."}`` when ``ok`` is false).
 
     """
-    name = str(call.get("name", ""))
-    known = LOCAL_FUNCTIONS.get(name)
-    if known is None:
-        return _json_error(f"unknown function {name!r}"), False
-    tool, function = known
-    try:
-        arguments = json.loads(call.get("arguments") or "{}")
-        if not isinstance(arguments, dict):
-            raise ValueError("the arguments are not a JSON object")
-        declared = tool["parameters"]["properties"]
-        unexpected = sorted(set(arguments) - set(declared))
-        if unexpected:
-            raise ValueError(f"unexpected argument(s): {', '.join(unexpected)}")
-        result = function(**arguments)
-    except (ValueError, TypeError) as exc:
-        return _json_error(f"{name} failed: {exc}"), False
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":")), True
-
-
-def _json_error(message: str) -> str:
-    return json.dumps({"error": message}, ensure_ascii=False, separators=(",", ":"))
+    return execute_call(FunctionCall.from_item(call), LOCAL_FUNCTIONS)
 
 
 # --------------------------------------------------------------------------
@@ -882,13 +726,7 @@ class McpTool:
 
     def tool(self) -> dict[str, Any]:
         """Return the flat Responses function tool (``strict`` False)."""
-        return {
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": dict(self.parameters),
-            "strict": False,
-        }
+        return function_tool(self.name, self.description, self.parameters, strict=False)
 
     async def run(self, arguments: str | None) -> tuple[str, bool]:
         """Run one call; never raise for a bad call (cancellation passes).
@@ -907,7 +745,7 @@ class McpTool:
             if not isinstance(parsed, dict):
                 raise ValueError("the arguments are not a JSON object")
         except ValueError as exc:
-            return _json_error(f"{self.name} failed: {exc}"), False
+            return error_output(f"{self.name} failed: {exc}"), False
         try:
             result = self.call(**parsed)
             if inspect.isawaitable(result):
@@ -916,7 +754,7 @@ class McpTool:
             raise
         except Exception as exc:
             log.warning("MCP tool %s failed: %s", self.name, exc)
-            return _json_error(f"{self.name} failed: {exc}"), False
+            return error_output(f"{self.name} failed: {exc}"), False
         return mcp_result_text(result), True
 
 
@@ -1066,25 +904,6 @@ def user_content(text: str, file_ids: Sequence[str]) -> str | list[dict[str, Any
         {"type": "input_text", "text": text},
         *({"type": "input_file", "file_id": file_id} for file_id in file_ids),
     ]
-
-
-def display_file_calls(output: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Return the completed ``display_file`` calls among output items."""
-    return [
-        dict(item)
-        for item in output
-        if item.get("type") == "function_call"
-        and item.get("name") == DISPLAY_FILE
-        and item.get("status", "completed") == "completed"
-    ]
-
-
-def display_failure(error: str) -> str:
-    """Return the ``function_call_output`` of a file that was not shown."""
-    return json.dumps({"displayed": False, "error": error})
-
-
-DISPLAYED = json.dumps({"displayed": True})
 
 
 TEXT_TYPES = frozenset(
@@ -1654,7 +1473,7 @@ class Turn:
         if DISPLAY_FILE in self.model.client_tools:
             tools = [*tools, DISPLAY_FILE_TOOL]
         tools = tools + [
-            LOCAL_FUNCTIONS[name][0]
+            LOCAL_FUNCTIONS[name].tool()
             for name in dict.fromkeys(self.model.client_tools)
             if name in LOCAL_FUNCTIONS
         ]
@@ -1733,9 +1552,9 @@ class Turn:
             calls = [item for item in output if is_interrupt_call(item)]
             kept = [item for item in output if not is_interrupt_call(item)]
             shows = (
-                display_file_calls(kept)
+                completed_calls(kept, {DISPLAY_FILE})
                 + local_function_calls(kept)
-                + self._mcp_calls(kept)
+                + completed_calls(kept, self.mcp)
             )
             if shows and not calls:
                 if (
@@ -1753,9 +1572,8 @@ class Turn:
                         "tools": request.get("tools") or [],
                     }
                     continue
-                kept = kept + [
-                    _call_output(call, display_failure("not run")) for call in shows
-                ]
+                not_run = display_file_failure("not run")
+                kept = kept + [_call_output(call, not_run) for call in shows]
             if not calls:
                 self.items = carried + kept
                 self.finished = True
@@ -1849,41 +1667,17 @@ class Turn:
         )
         return _call_output(call, output)
 
-    def _mcp_calls(self, output: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Return the completed calls of this turn's MCP tools among ``output``."""
-        return [
-            dict(item)
-            for item in output
-            if item.get("type") == "function_call"
-            and item.get("name") in self.mcp
-            and item.get("status", "completed") == "completed"
-        ]
-
     async def _show(self, call: Mapping[str, Any]) -> str:
-        try:
-            arguments = json.loads(call.get("arguments") or "")
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            return display_failure("The arguments are not a JSON object")
-        file_id = arguments.get("file_id")
-        if not isinstance(file_id, str) or not file_id:
-            return display_failure("file_id is missing")
-        name = arguments.get("filename")
-        name = name if isinstance(name, str) and name else file_id
-        mime = arguments.get("mime_type")
-        mime = mime if isinstance(mime, str) and mime else _guess_type(name)
         if self.files is None:
-            return display_failure("No Files API configured")
-        try:
-            content = await self.files.files.content(file_id)
-            data = content.read()
-        except OpenAIError as error:
-            log.warning("display_file %s failed: %s", file_id, error)
-            return display_failure(f"Download failed: {error}")
-        await self.emit(files_event(name, mime, data))
-        await self.emit_step(status_event(f"Showed {name}"))
-        return DISPLAYED
+            return display_file_failure("No Files API configured")
+        file, output = await fetch_display_file(
+            self.files, FunctionCall.from_item(call)
+        )
+        if file is None:
+            return output
+        await self.emit(files_event(file.filename, file.mime_type, file.content))
+        await self.emit_step(status_event(f"Showed {file.filename}"))
+        return output
 
     async def _stream(
         self, request: dict[str, Any], translator: Translator

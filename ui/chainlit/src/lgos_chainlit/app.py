@@ -58,7 +58,6 @@ from lgos_chainlit.chat_state import (
     show_saved_changes,
     wait_for_saved_messages,
 )
-from lgos_chainlit.file_display import reshow_files
 from lgos_chainlit.file_messages import show_reshown_files
 from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.literal_text import protect_markdown
@@ -87,6 +86,7 @@ from lgos_chainlit.session import (
 from lgos_chainlit.settings import get_settings, make_client
 from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.view import ChainlitTurnView
+from lgos_client.display_file import reshow_files
 
 logger = logging.getLogger("lgos_chainlit")
 

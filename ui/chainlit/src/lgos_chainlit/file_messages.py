@@ -18,7 +18,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.element import ElementSize
 
-from lgos_chainlit.file_display import DisplayedFile, ReshownFile
+from lgos_client.display_file import DisplayedFile, ReshownFile
 
 __all__ = [
     "DISPLAY_CALL_KEY",

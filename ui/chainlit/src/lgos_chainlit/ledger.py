@@ -30,11 +30,11 @@ from openai import AsyncOpenAI
 
 from lgos_chainlit.attachments import Attachment, user_content
 from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL
-from lgos_chainlit.functions import ClientFunction, FunctionCall
 from lgos_chainlit.interrupts import PendingPause, carried_items
 from lgos_chainlit.turn import MAX_FUNCTION_ROUNDS, TurnContext
 from lgos_chainlit.turn_listener import TextSink, TurnListener
 from lgos_chainlit.turn_result import TurnResult
+from lgos_client.functions import ClientFunction, FunctionCall
 
 __all__ = ["Conversation"]
 

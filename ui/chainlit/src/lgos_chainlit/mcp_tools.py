@@ -6,7 +6,7 @@ gateway tools, supplies their standard function definitions, and executes
 returned calls" (seed 000, "Tool Calls And Interrupts"; seed 001,
 ``GraphFeature.MCP_TOOLS``). :class:`McpServer` is the configured server or
 gateway (``DEMO_CHAINLIT_MCP_URL``) and :class:`McpTool` one of its tools as
-a :class:`~lgos_chainlit.functions.ClientFunction`; one chat's tools are a
+a :class:`~lgos_client.functions.ClientFunction`; one chat's tools are a
 :class:`~lgos_chainlit.mcp_toolset.McpToolset`.
 
 Every operation opens its own MCP session over streamable HTTP (the official
@@ -36,8 +36,8 @@ import httpx
 from mcp import ClientSession, McpError, types
 from mcp.client.streamable_http import streamable_http_client
 
-from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.settings import ChainlitSettings
+from lgos_client.functions import FunctionCall, error_output, function_tool
 
 __all__ = [
     "MCP_TOOLS_FEATURE",
@@ -190,10 +190,6 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _error(message: str) -> str:
-    return _compact({"error": message})
-
-
 def _content_text(block: types.ContentBlock) -> str:
     if isinstance(block, types.TextContent):
         return block.text
@@ -222,7 +218,7 @@ def result_output(result: types.CallToolResult) -> tuple[str, bool]:
     """
     text = "\n".join(_content_text(block) for block in result.content)
     if result.isError:
-        return _error(text or "the tool failed"), False
+        return error_output(text or "the tool failed"), False
     if result.structuredContent is not None:
         return _compact(result.structuredContent), True
     return text, True
@@ -249,13 +245,7 @@ class McpTool:
 
     def tool(self) -> dict[str, Any]:
         """Return the flat Responses function tool (``strict`` False)."""
-        return {
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": dict(self.parameters),
-            "strict": False,
-        }
+        return function_tool(self.name, self.description, self.parameters, strict=False)
 
     async def execute(self, call: FunctionCall) -> tuple[str, bool]:
         """Run ``call`` with ``tools/call`` on the server.
@@ -268,14 +258,16 @@ class McpTool:
         try:
             arguments = call.parsed_arguments()
         except ValueError as exc:
-            return _error(f"{self.mcp_name} failed: {exc}"), False
+            return error_output(f"{self.mcp_name} failed: {exc}"), False
         try:
             result = await self.server.call_tool(self.mcp_name, arguments)
         except McpFailure as exc:
             logger.warning(
                 "MCP tool %s on %s failed: %s", self.mcp_name, self.server.url, exc
             )
-            return _error(f"{self.mcp_name} failed on {self.server.url}: {exc}"), False
+            return error_output(
+                f"{self.mcp_name} failed on {self.server.url}: {exc}"
+            ), False
         return result_output(result)
 
 

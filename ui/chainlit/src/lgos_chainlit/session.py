@@ -25,13 +25,6 @@ from lgos_chainlit.discovery import (
     ModelCapabilities,
     describe_model,
 )
-from lgos_chainlit.file_display import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
-from lgos_chainlit.functions import (
-    LOCAL_FUNCTIONS,
-    ClientFunction,
-    LocalFunction,
-    offered_functions,
-)
 from lgos_chainlit.interrupts import INTERRUPT_FUNCTION
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.mcp_tools import MCP_TOOLS_FEATURE
@@ -50,6 +43,13 @@ from lgos_chainlit.tool_switches import (
     server_tool_selectors,
     server_tool_switches,
     switch_value,
+)
+from lgos_client.display_file import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
+from lgos_client.functions import (
+    LOCAL_FUNCTIONS,
+    ClientFunction,
+    LocalFunction,
+    offered_functions,
 )
 
 __all__ = [

@@ -20,7 +20,6 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL, poll_background
-from lgos_chainlit.functions import ClientFunction, FunctionCall
 from lgos_chainlit.responses_request import build_request
 from lgos_chainlit.turn_listener import (
     AnswerSink,
@@ -30,6 +29,7 @@ from lgos_chainlit.turn_listener import (
 )
 from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.turn_stream import stream_response
+from lgos_client.functions import ClientFunction, FunctionCall
 
 __all__ = ["MAX_FUNCTION_ROUNDS", "TurnContext", "run_turn"]
 
@@ -49,7 +49,7 @@ class TurnContext:
         on_text: Also receives the answer text deltas (``None``: nobody).
         functions: The functions the UI runs when the graph calls them (its
             own and MCP tools alike, see
-            :class:`~lgos_chainlit.functions.ClientFunction`).
+            :class:`~lgos_client.functions.ClientFunction`).
         max_function_rounds: The most rounds of function calls to run.
         background: Send every request with ``background=True`` and poll it
             instead of streaming.

@@ -18,7 +18,6 @@ import openai
 from pydantic import BaseModel
 
 from lgos_chainlit.api_errors import api_error_code, error_text, format_api_error
-from lgos_chainlit.functions import FunctionCall
 from lgos_chainlit.interrupts import interrupt_calls, is_interrupt_call
 from lgos_chainlit.rendering import (
     AnswerText,
@@ -26,6 +25,7 @@ from lgos_chainlit.rendering import (
     message_phase,
     refusal_text,
 )
+from lgos_client.functions import FunctionCall
 
 __all__ = [
     "FinishedStatus",

@@ -32,13 +32,7 @@ import chainlit as cl
 from chainlit.utils import utc_now
 from openai import AsyncOpenAI
 
-from lgos_chainlit.file_display import (
-    DISPLAY_FILE,
-    display_file_failure,
-    fetch_display_file,
-)
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY, file_element
-from lgos_chainlit.functions import ClientFunction, FunctionCall
 from lgos_chainlit.literal_text import StreamedMarkdown, protect_markdown
 from lgos_chainlit.mcp_tools import function_step_labels
 from lgos_chainlit.rendering import (
@@ -52,6 +46,12 @@ from lgos_chainlit.rendering import (
 )
 from lgos_chainlit.turn_listener import FunctionRunner, TurnListener
 from lgos_chainlit.turn_result import TurnResult
+from lgos_client.display_file import (
+    DISPLAY_FILE,
+    display_file_failure,
+    fetch_display_file,
+)
+from lgos_client.functions import ClientFunction, FunctionCall
 
 __all__ = [
     "COMMENTARY_STEP_TYPE",

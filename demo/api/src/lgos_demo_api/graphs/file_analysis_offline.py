@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, ToolMessage
 
 from lgos_demo_api.attachments import Attachment, own_text, parse_attachments
-from lgos_demo_api.display_file import DISPLAY_FILE, display_file_failure
+from lgos_demo_api.display_file import DISPLAY_FILE, display_file_error
 from lgos_demo_api.graphs.transcript import (
     latest_human,
     latest_typed_text,
@@ -123,7 +123,7 @@ def _after_display(messages: list[BaseMessage]) -> str:
             else "table"
         )
         subject = filename.rsplit(".", 1)[0].replace("-", " ")
-        failure = display_file_failure(str(message.text))
+        failure = display_file_error(str(message.text))
         if failure is None:
             sentences.append(f"Here is the {kind} of {subject} ({filename}).")
         else:

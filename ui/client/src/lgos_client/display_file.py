@@ -1,37 +1,48 @@
-"""The ``display_file`` client function: its definition, download, showing again.
+"""The ``display_file`` client function: one definition for graphs and clients.
 
-A graph that makes a file uploads it to an OpenAI-compatible Files API (the
-demo's Files service) and calls the client function ``display_file``; the UI
-downloads the bytes with its own key and shows them. Neither bytes nor
-download URLs ever enter the ledger: the ``function_call_output`` is
-``{"displayed": true}`` or ``{"displayed": false, "error": "..."}``. A
-resumed chat downloads the files its ledger showed again
-(:func:`reshow_files`).
+A graph that makes a file uploads the bytes to an OpenAI-compatible Files API
+(the demo's Files service) and calls the client function ``display_file``
+with the file's ID; the client downloads the file with its own key, shows it
+in its own way, and sends a small ``function_call_output`` back:
+:data:`DISPLAY_FILE_OK` (``{"displayed": true}``) or
+:func:`display_file_failure` (``{"displayed": false, "error": "..."}``).
+Neither the bytes nor a download URL ever enter the transcript. A resumed
+chat downloads the files its ledger showed again (:func:`reshow_files`).
 
-Nothing here depends on Chainlit.
+Clients offer the function exactly as :data:`DISPLAY_FILE_TOOL` (a Responses
+flat function tool; :data:`DISPLAY_FILE_CHAT_TOOL` is the same for Chat
+Completions); the demo graphs (``lgos_demo_api.display_file``) and both chat
+UIs use this one definition. The arguments are strict: an object with exactly
+``file_id``, ``filename`` and ``mime_type``, all strings.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import mimetypes
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import openai
 from openai import AsyncOpenAI
 
-from lgos_chainlit.functions import FunctionCall, LocalFunction
+from lgos_client.functions import FunctionCall, LocalFunction, function_tool
 
 __all__ = [
     "DISPLAY_FILE",
+    "DISPLAY_FILE_CHAT_TOOL",
     "DISPLAY_FILE_FUNCTION",
     "DISPLAY_FILE_OK",
+    "DISPLAY_FILE_PARAMETERS",
+    "DISPLAY_FILE_TOOL",
     "NO_LONGER_AVAILABLE",
     "DisplayedFile",
     "ReshownFile",
+    "display_file_arguments",
     "display_file_calls",
+    "display_file_error",
     "display_file_failure",
     "fetch_display_file",
     "reshow_files",
@@ -40,17 +51,16 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-DISPLAY_FILE = "display_file"
-"""The client function's name, as listed in ``lgos.client_tools``."""
+DISPLAY_FILE: Final = "display_file"
+"""The function's name, as listed in ``lgos.client_tools``."""
 
-# The same definition as ``lgos_demo_api.display_file.DISPLAY_FILE_TOOL``
-# (copied so the UI does not depend on the demo package; a test compares them).
-_DESCRIPTION = (
+_DISPLAY_FILE_DESCRIPTION = (
     "Show the user a file from the Files API, such as a chart or a table the "
     "assistant just made. The client downloads the file by its ID and displays "
     "it; the result says whether it was shown."
 )
-_PARAMETERS: dict[str, Any] = {
+
+DISPLAY_FILE_PARAMETERS: Final[Mapping[str, Any]] = {
     "type": "object",
     "properties": {
         "file_id": {
@@ -69,14 +79,70 @@ _PARAMETERS: dict[str, Any] = {
     "required": ["file_id", "filename", "mime_type"],
     "additionalProperties": False,
 }
+"""The strict JSON Schema of the arguments."""
 
-DISPLAY_FILE_OK = json.dumps({"displayed": True})
-"""The output sent back once the file is shown."""
+DISPLAY_FILE_TOOL: Final[dict[str, Any]] = function_tool(
+    DISPLAY_FILE, _DISPLAY_FILE_DESCRIPTION, DISPLAY_FILE_PARAMETERS, strict=True
+)
+"""The function as a Responses ``tools`` entry (``client.responses.create``)."""
+
+DISPLAY_FILE_CHAT_TOOL: Final[dict[str, Any]] = {
+    "type": "function",
+    "function": {
+        key: value for key, value in DISPLAY_FILE_TOOL.items() if key != "type"
+    },
+}
+"""The function as a Chat Completions ``tools`` entry."""
+
+DISPLAY_FILE_OK: Final = json.dumps({"displayed": True})
+"""The output a client sends back once the file is shown."""
 
 
 def display_file_failure(error: str) -> str:
-    """Return the output sent back when the file could not be shown."""
+    """Return the output a client sends back when the file was not shown.
+
+    ``{"displayed": false, "error": error}``; :func:`display_file_error`
+    reads it back on the graph's side.
+    """
     return json.dumps({"displayed": False, "error": error})
+
+
+def display_file_error(output: str) -> str | None:
+    """Tell whether a ``display_file`` output reports a failure (the graph's side).
+
+    Args:
+        output: The ``function_call_output`` the client sent.
+
+    Returns:
+        The reason (the ``error`` value, or a generic one) when the output is
+        JSON with ``displayed: false`` or an ``error``; else None, meaning the
+        file was shown.
+
+    """
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    error = value.get("error")
+    if error or value.get("displayed") is False:
+        return str(error or "the client could not display it")
+    return None
+
+
+def display_file_arguments(
+    file_id: str, filename: str, mime_type: str
+) -> dict[str, str]:
+    """Return the arguments of one ``display_file`` call (the graph's side).
+
+    Args:
+        file_id: The uploaded file's ID.
+        filename: The name to show, e.g. ``revenue-by-month.png``.
+        mime_type: The media type, e.g. ``image/png``.
+
+    """
+    return {"file_id": file_id, "filename": filename, "mime_type": mime_type}
 
 
 def _runs_in_the_ui(**_: Any) -> Any:
@@ -85,12 +151,13 @@ def _runs_in_the_ui(**_: Any) -> Any:
 
 DISPLAY_FILE_FUNCTION = LocalFunction(
     name=DISPLAY_FILE,
-    description=_DESCRIPTION,
-    parameters=_PARAMETERS,
+    description=_DISPLAY_FILE_DESCRIPTION,
+    parameters=DISPLAY_FILE_PARAMETERS,
     run=_runs_in_the_ui,
     strict=True,
 )
-"""``display_file`` as an offered function; the Chainlit view runs its calls."""
+"""``display_file`` as an offered function; the UI itself runs its calls (a
+download it shows), so running it as a local function is an error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +218,7 @@ async def fetch_display_file(
         logger.warning("display_file %s failed: %s", file_id, exc)
         return None, display_file_failure(_describe_error(exc))
     if not isinstance(mime_type, str) or not mime_type:
-        mime_type = "application/octet-stream"
+        mime_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
     return DisplayedFile(file_id, filename, mime_type, data), DISPLAY_FILE_OK
 
 

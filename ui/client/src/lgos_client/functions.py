@@ -1,19 +1,20 @@
-"""Functions the UI itself runs when a graph calls them (client function calling).
+"""Functions a chat UI runs when a graph calls them (client function calling).
 
-The UI offers these functions as flat Responses function ``tools`` to models
-whose ``lgos.client_tools`` lists them, runs the calls a response returns, and
-sends the results back as ``function_call_output`` items. Every function here
-is pure and local: no network, no file system, nothing but the clock and a
-random number generator, both injectable for tests.
-
-Nothing here depends on Chainlit.
+A UI offers these functions as flat Responses function ``tools`` (OpenAI's
+function calling guide: ``{"type": "function", "name", "description",
+"parameters", "strict"}``) to models whose ``lgos.client_tools`` lists them,
+runs the calls a response returns, and sends the results back as
+``function_call_output`` items. :func:`function_tool` builds every such tool
+the UIs offer (these, ``display_file``, MCP tools). The demo's functions are
+pure and local: no network, no file system, nothing but the clock and a random
+number generator, both injectable for tests.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -24,13 +25,62 @@ __all__ = [
     "ClientFunction",
     "FunctionCall",
     "LocalFunction",
+    "completed_calls",
+    "error_output",
     "execute_call",
+    "function_tool",
     "get_current_time",
     "offered_functions",
     "roll_dice",
 ]
 
 Clock = Callable[[], datetime]
+
+
+def function_tool(
+    name: str, description: str, parameters: Mapping[str, Any], *, strict: bool
+) -> dict[str, Any]:
+    """Return a flat Responses function tool (OpenAI's ``FunctionTool``).
+
+    Args:
+        name: The name the model calls (``^[a-zA-Z0-9_-]{1,64}$``).
+        description: What the function does, for the model.
+        parameters: The JSON Schema of its arguments (copied, not shared).
+        strict: Whether the model must follow the schema exactly (OpenAI's
+            strict mode needs ``additionalProperties: false`` and every
+            property required).
+
+    """
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": dict(parameters),
+        "strict": strict,
+    }
+
+
+def completed_calls(
+    output: Iterable[Mapping[str, Any]], names: Container[str]
+) -> list[dict[str, Any]]:
+    """Return the completed ``function_call`` items among ``output`` named in ``names``.
+
+    A call whose ``status`` is ``incomplete`` (the model was cut off while
+    writing its arguments) is not run; a call without a ``status`` counts as
+    completed. The items come back as copies, in their order.
+    """
+    return [
+        dict(item)
+        for item in output
+        if item.get("type") == "function_call"
+        and str(item.get("name")) in names
+        and item.get("status", "completed") == "completed"
+    ]
+
+
+def error_output(message: str) -> str:
+    """Return the ``function_call_output`` of a failed call: ``{"error": ...}``."""
+    return json.dumps({"error": message}, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +128,9 @@ class FunctionCall:
 class ClientFunction(Protocol):
     """A function the UI offers a model and runs when the graph calls it.
 
-    :class:`LocalFunction` runs in the UI process;
-    :class:`~lgos_chainlit.mcp_tools.McpTool` runs on an MCP server. The
-    ledger and the turn treat both alike (``TurnContext.runner``).
+    :class:`LocalFunction` runs in the UI process; an MCP tool (each UI has
+    its own MCP client) runs on an MCP server. A UI's ledger and turn treat
+    both alike.
     """
 
     @property
@@ -122,13 +172,9 @@ class LocalFunction:
 
     def tool(self) -> dict[str, Any]:
         """Return the flat Responses function tool declaring this function."""
-        return {
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": dict(self.parameters),
-            "strict": self.strict,
-        }
+        return function_tool(
+            self.name, self.description, self.parameters, strict=self.strict
+        )
 
     async def execute(self, call: FunctionCall) -> tuple[str, bool]:
         """Run ``call`` here, in the UI process (see :func:`execute_call`)."""
@@ -307,7 +353,7 @@ def execute_call(
     """
     function = functions.get(call.name)
     if function is None:
-        return _error(f"unknown function {call.name!r}"), False
+        return error_output(f"unknown function {call.name!r}"), False
     try:
         arguments = call.parsed_arguments()
         declared = function.parameters.get("properties") or {}
@@ -316,9 +362,5 @@ def execute_call(
             raise ValueError(f"unexpected argument(s): {', '.join(unexpected)}")
         result = function.run(**arguments)
     except (ValueError, TypeError) as exc:
-        return _error(f"{call.name} failed: {exc}"), False
+        return error_output(f"{call.name} failed: {exc}"), False
     return json.dumps(result, ensure_ascii=False, separators=(",", ":")), True
-
-
-def _error(message: str) -> str:
-    return json.dumps({"error": message}, ensure_ascii=False, separators=(",", ":"))
