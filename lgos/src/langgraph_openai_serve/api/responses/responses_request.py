@@ -336,13 +336,18 @@ class TextConfig(StrictModel):
 
     ``format: {"type": "text"}`` asks for what LGOS does; any other format
     (``json_schema``, ``json_object``: structured output) is refused.
+    ``verbosity: "medium"`` is OpenAI's default, asking for no more than
+    omission; another verbosity steers the model, which the graph owns.
     """
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "format": "structured output is not supported",
         "verbosity": GRAPH_OWNS,
     }
-    openai_no_op_values: ClassVar[NoOps] = {"format": ({"type": "text"},)}
+    openai_no_op_values: ClassVar[NoOps] = {
+        "format": ({"type": "text"},),
+        "verbosity": ("medium",),
+    }
 
 
 class ResponseStreamOptions(StrictModel):
