@@ -355,9 +355,10 @@ def test_multi_agent_namespace_tool(cli_proxy: WireProxy, tmp_path: Path) -> Non
 
 
 def test_web_search_tool_is_refused(cli_proxy: WireProxy, tmp_path: Path) -> None:
-    """Without ``web_search = "disabled"`` Codex offers its hosted web search,
-    which `chat` does not offer (and whose ``external_web_access`` LGOS does
-    not know): 400 naming the tool, and the turn fails."""
+    """Without ``web_search = "disabled"`` Codex offers its hosted web search
+    with ``external_web_access: false``, a cached-only search LGOS does not
+    offer: 400 ``unsupported_parameter`` naming that field and the Codex
+    setting that removes the tool, and the turn fails (docs/clients.md)."""
     turn = codex_turn(
         cli_proxy, tmp_path, "chat", m.CHAT_PROMPT, config=WITH_WEB_SEARCH
     )
@@ -365,7 +366,10 @@ def test_web_search_tool_is_refused(cli_proxy: WireProxy, tmp_path: Path) -> Non
     tools = post.body["tools"]
     [index] = [i for i, tool in enumerate(tools) if tool["type"] == "web_search"]
     assert tools[index] == {"type": "web_search", "external_web_access": False}
-    assert post.status == 400
-    assert post.json()["error"]["param"].startswith(f"tools[{index}]")
+    assert post.status == 400, post.answer[:2000]
+    error = post.json()["error"]
+    param = f"tools[{index}].external_web_access"
+    assert (error["code"], error["param"]) == ("unsupported_parameter", param)
+    assert 'web_search = "disabled"' in error["message"]
     assert turn.ran.returncode == 1
     assert turn.events[-1]["type"] == "turn.failed"

@@ -80,6 +80,7 @@ MIRRORS: list[tuple[type[StrictModel], tuple[str, ...]]] = [
     (responses.WebSearchCallItem, ("WebSearchToolCall",)),
     (responses.FunctionTool, ("FunctionTool",)),
     (responses.CustomToolSelector, ("CustomToolParam",)),
+    (responses.WebSearchSelector, ("WebSearchTool",)),
     (responses.FunctionToolChoice, ("ToolChoiceFunction",)),
     (responses.CustomToolChoice, ("ToolChoiceCustom",)),
     (chat.ChatCompletionRequest, ("CreateChatCompletionRequest",)),

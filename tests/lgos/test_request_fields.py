@@ -162,6 +162,22 @@ async def test_the_common_chat_shape_is_served(http: httpx.AsyncClient) -> None:
             "tools[0].description",
         ),
         (
+            {"tools": [{"type": "web_search", "filters": {"allowed_domains": ["x"]}}]},
+            "tools[0].filters",
+        ),
+        (
+            {
+                "tools": [
+                    {"type": "web_search", "user_location": {"type": "approximate"}}
+                ]
+            },
+            "tools[0].user_location",
+        ),
+        (
+            {"tools": [{"type": "web_search", "external_web_access": False}]},
+            "tools[0].external_web_access",
+        ),
+        (
             {
                 "input": [
                     {"type": "function_call", "call_id": "c", "name": "f"}

@@ -156,6 +156,21 @@ async def test_only_selected_tools_run(openai_client: AsyncOpenAI) -> None:
     assert [i.type for i in forced.output] == ["web_search_call", "message"]
 
 
+async def test_web_search_by_its_dated_name(http: httpx.AsyncClient) -> None:
+    # OpenAI's other name for the tool, with its defaults spelled out.
+    tool = {
+        "type": "web_search_2025_08_26",
+        "external_web_access": True,
+        "search_context_size": "medium",
+    }
+    reply = await _post(http, {"input": "search: x", "tools": [tool]})
+    assert reply.status_code == 200, reply.text
+    data = reply.json()
+    validate("Response", data)
+    assert [item["type"] for item in data["output"]] == ["web_search_call", "message"]
+    assert data["tools"] == [{"type": "web_search_2025_08_26"}]
+
+
 async def test_replayed_items_are_history(openai_client: AsyncOpenAI) -> None:
     first = await openai_client.responses.create(
         model="server-tools", input="version and search: x", tools=BOTH

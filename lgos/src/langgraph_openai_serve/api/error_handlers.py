@@ -50,6 +50,7 @@ _UNION_TAGS = frozenset(
         "function",
         "custom",
         "web_search",
+        "web_search_2025_08_26",
         "custom_tool_call",
         "custom_tool_call_output",
         "web_search_call",
@@ -112,6 +113,16 @@ _NAMESPACE_TOOL = (
 # What to do instead, for types a well-known client sends by default.
 _TYPE_ADVICE = {"item_reference": _NOTHING_STORED, "namespace": _NAMESPACE_TOOL}
 
+# Codex CLI asks for cached-only web search by default; LGOS has none, and
+# Codex drops its web_search tool with one setting.
+_CACHED_WEB_SEARCH = (
+    " Codex CLI sends external_web_access: false by default: remove its"
+    ' web_search tool in its config.toml with web_search = "disabled".'
+)
+
+# What to do instead, for refused values a well-known client sends by default.
+_FIELD_ADVICE = {"external_web_access": _CACHED_WEB_SEARCH}
+
 # Errors that name their field in ctx, located at the model holding it.
 _FIELD_ERRORS = frozenset({UNSUPPORTED_PARAMETER, FIELD_TYPE})
 
@@ -128,6 +139,7 @@ def _describe(error: dict[str, Any]) -> tuple[str, str | None, str]:
         ctx = error["ctx"]
         param = validation_param((*tuple(error["loc"]), ctx["field"]))
         message = unsupported_message(str(param), ctx["reason"], ctx["accepted"])
+        message += _FIELD_ADVICE.get(ctx["field"], "")
         return message, param, UNSUPPORTED_PARAMETER
     if kind == FIELD_TYPE:
         ctx = error["ctx"]

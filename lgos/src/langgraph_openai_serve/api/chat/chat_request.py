@@ -239,6 +239,7 @@ class ChatCompletionRequest(StrictModel):
         "logprobs": (False,),
         "top_logprobs": (0,),
         "logit_bias": ({},),
+        "verbosity": ("medium",),
         "response_format": ({"type": "text"},),
         "modalities": (["text"],),
         "service_tier": ("auto", "default"),

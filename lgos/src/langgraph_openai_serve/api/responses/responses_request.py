@@ -77,6 +77,7 @@ __all__ = [
 _PROMPT_CACHE = "LGOS accepts OpenAI's prompt caching hints and ignores them"
 _CALLER = "tool callers and namespaces are not supported"
 _NO_REASONING = "LGOS graphs emit no reasoning items"
+_GRAPH_SEARCHES = "the graph owns how its web search searches"
 
 # Prompt caching never changes an answer: its hints are accepted.
 _BREAKPOINT: NoOps = {"prompt_cache_breakpoint": ({"mode": "explicit"},)}
@@ -271,9 +272,27 @@ class CustomToolSelector(StrictModel):
 
 
 class WebSearchSelector(StrictModel):
-    """``{"type": "web_search"}``: allow the graph's web search."""
+    """``{"type": "web_search"}``: allow the graph's web search.
 
-    type: Literal["web_search"]
+    The graph owns how it searches: ``filters``, ``user_location`` and a
+    ``search_context_size`` other than OpenAI's default (``"medium"``) are
+    refused. ``external_web_access: true`` is OpenAI's default (live
+    search); ``false`` asks for cached results only, which LGOS lacks.
+    ``web_search_2025_08_26`` is OpenAI's other name for the same tool.
+    """
+
+    openai_not_served: ClassVar[Mapping[str, str]] = {
+        "filters": _GRAPH_SEARCHES,
+        "user_location": _GRAPH_SEARCHES,
+        "search_context_size": _GRAPH_SEARCHES,
+        "external_web_access": "LGOS has no cached-only web search",
+    }
+    openai_no_op_values: ClassVar[NoOps] = {
+        "search_context_size": ("medium",),
+        "external_web_access": (True,),
+    }
+
+    type: Literal["web_search", "web_search_2025_08_26"]
 
 
 Tool = Annotated[
@@ -317,13 +336,18 @@ class TextConfig(StrictModel):
 
     ``format: {"type": "text"}`` asks for what LGOS does; any other format
     (``json_schema``, ``json_object``: structured output) is refused.
+    ``verbosity: "medium"`` is OpenAI's default, asking for no more than
+    omission; another verbosity steers the model, which the graph owns.
     """
 
     openai_not_served: ClassVar[Mapping[str, str]] = {
         "format": "structured output is not supported",
         "verbosity": GRAPH_OWNS,
     }
-    openai_no_op_values: ClassVar[NoOps] = {"format": ({"type": "text"},)}
+    openai_no_op_values: ClassVar[NoOps] = {
+        "format": ({"type": "text"},),
+        "verbosity": ("medium",),
+    }
 
 
 class ResponseStreamOptions(StrictModel):
