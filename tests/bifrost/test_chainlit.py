@@ -24,7 +24,6 @@ import pytest
 from openai import AsyncOpenAI
 
 import tests.clients.matrix as m
-from lgos_chainlit.api_errors import api_error_code, format_api_error
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.model_catalog import (
     UNROUTED_RETRIEVE,
@@ -34,6 +33,7 @@ from lgos_chainlit.model_catalog import (
 from lgos_chainlit.session import ChatSession
 from lgos_chainlit.turn_listener import TurnListener
 from lgos_chainlit.turn_result import TurnResult
+from lgos_client.api_errors import api_error_code, format_api_error
 from tests.bifrost.conftest import Bifrost
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

@@ -8,10 +8,10 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
-from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.turn import run_turn
 from lgos_chainlit.turn_result import output_item_to_input
+from lgos_client.api_errors import format_api_error
 from tests.ui.fake_api import Server, error_response, streamed
 
 Handler = Callable[[httpx2.Request], httpx2.Response]

@@ -27,13 +27,6 @@ import pytest
 from chainlit.input_widget import Select, Switch
 from pydantic import ValidationError
 
-from lgos_chainlit.api_errors import (
-    GatewayError,
-    api_error_code,
-    error_text,
-    format_api_error,
-    unwrap_gateway_error,
-)
 from lgos_chainlit.discovery import (
     NO_GATEWAY_EXTENSION,
     ModelInfoError,
@@ -51,6 +44,13 @@ from lgos_chainlit.session import (
     chat_profiles_for,
 )
 from lgos_chainlit.settings import ChainlitSettings
+from lgos_client.api_errors import (
+    GatewayError,
+    api_error_code,
+    error_text,
+    format_api_error,
+    unwrap_gateway_error,
+)
 
 MODEL_INFO: dict[str, Any] = json.loads(
     (Path(__file__).parent / "recorded" / "litellm_model_info.json").read_text()

@@ -1,6 +1,6 @@
 """Interrupts in the UI's conversation logic: parsing, pausing, resuming.
 
-Pure parts (:mod:`lgos_chainlit.interrupts`) are tested directly; the pause
+Pure parts (:mod:`lgos_client.interrupts`) are tested directly; the pause
 and resume flow of :class:`Conversation` runs against the demo API
 in-process (offline model), so LGOS itself checks every request, including
 the ledger replayed after a paused turn finished.
@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
-from lgos_chainlit.interrupts import (
+from lgos_chainlit.ledger import Conversation
+from lgos_chainlit.responses_request import build_request
+from lgos_chainlit.turn_listener import TurnListener
+from lgos_client.interrupts import (
     FALLBACK_QUESTION,
     InterruptQuestion,
     PendingPause,
     carried_items,
     interrupt_calls,
 )
-from lgos_chainlit.ledger import Conversation
-from lgos_chainlit.responses_request import build_request
-from lgos_chainlit.turn_listener import TurnListener
 
 pytestmark = pytest.mark.anyio
 

@@ -40,7 +40,6 @@ from lgos_chainlit.chat_state import wait_for_saved_messages
 from lgos_chainlit.discovery import describe_model
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
 from lgos_chainlit.history_schema import TABLES, schema_statements
-from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.persistence import (
     NO_STORAGE_NOTE,
@@ -54,6 +53,7 @@ from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.view import ChainlitTurnView
 from lgos_client.display_file import DISPLAY_FILE_OK
 from lgos_client.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
+from lgos_client.interrupts import PendingPause
 from tests.pg import ADMIN_URI
 from tests.ui.chainlit_context import in_chainlit
 from tests.ui.files_app import PNG, display_call

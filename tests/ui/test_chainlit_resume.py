@@ -34,10 +34,10 @@ from chainlit.types import ThreadDict
 from chainlit.user_session import user_sessions
 
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
-from lgos_chainlit.interrupts import PendingPause
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.session import ChatSession
 from lgos_client.display_file import DISPLAY_FILE_OK
+from lgos_client.interrupts import PendingPause
 from tests.ui.files_app import PNG
 from tests.ui.in_process import Clients, Page
 

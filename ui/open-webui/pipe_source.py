@@ -49,6 +49,7 @@ from typing import Any, Literal
 from openai import APIError, AsyncOpenAI, OpenAIError
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from lgos_client.api_errors import api_error_message
 from lgos_client.display_file import (
     DISPLAY_FILE,
     DISPLAY_FILE_TOOL,
@@ -63,14 +64,18 @@ from lgos_client.functions import (
     execute_call,
     function_tool,
 )
+from lgos_client.interrupts import (
+    INTERRUPT_FUNCTION,
+    InterruptQuestion,
+    answers_input,
+    is_interrupt_call,
+)
 
 log = logging.getLogger("lgos_pipe")
 
 LGOS_SETTINGS_KEY = "lgos_settings"
-INTERRUPT_FUNCTION = "lgos_interrupt"
 BACKGROUND_FEATURE = "background"
 MCP_TOOLS_FEATURE = "mcp_tools"
-FALLBACK_QUESTION = "The graph paused and is waiting for your answer."
 FILE_INPUTS_FEATURE = "file_inputs"
 MAX_FUNCTION_ROUNDS = 4
 BACKGROUND_STATUS_EVERY = 10
@@ -414,13 +419,6 @@ def _message_text(item: Mapping[str, Any]) -> str:
 
 def _is_final(item: Mapping[str, Any]) -> bool:
     return item.get("type") == "message" and item.get("phase") != "commentary"
-
-
-def is_interrupt_call(item: Mapping[str, Any]) -> bool:
-    """Whether an output item is an ``lgos_interrupt`` function call."""
-    return (
-        item.get("type") == "function_call" and item.get("name") == INTERRUPT_FUNCTION
-    )
 
 
 Action = tuple[Literal["text"], str] | tuple[Literal["event"], dict[str, Any]]
@@ -964,53 +962,17 @@ def files_event(name: str, mime_type: str, data: bytes) -> dict[str, Any]:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
-    """One ``lgos_interrupt`` call, read for the user."""
+# The questions are read by lgos_client.interrupts (InterruptQuestion, as the
+# Chainlit UI reads them); what is here is how Open WebUI asks them.
 
-    call_id: str
-    question: str
-    choices: tuple[str, ...] = ()
-    allow_other: bool = False
 
-    @classmethod
-    def from_call(cls, call: Mapping[str, Any]) -> Question:
-        """Read a call; malformed arguments still give an answerable question."""
-        try:
-            payload = json.loads(call.get("arguments") or "")
-        except ValueError:
-            payload = None
-        call_id = str(call.get("call_id", ""))
-        if not isinstance(payload, dict):
-            return cls(call_id=call_id, question=FALLBACK_QUESTION)
-        choices: list[str] = []
-        for choice in payload.get("choices") or ():
-            if isinstance(choice, str | int | float) and not isinstance(choice, bool):
-                label = str(choice)
-                if label.strip() and label not in choices:
-                    choices.append(label)
-        question = payload.get("question")
-        return cls(
-            call_id=call_id,
-            question=question
-            if isinstance(question, str) and question.strip()
-            else FALLBACK_QUESTION,
-            choices=tuple(choices),
-            allow_other=payload.get("allow_other") is True,
-        )
+def questions_of(calls: Sequence[Mapping[str, Any]]) -> list[InterruptQuestion]:
+    """Read a pause's ``lgos_interrupt`` calls as questions, in their order.
 
-    @property
-    def accepts_text(self) -> bool:
-        """Whether a typed answer is allowed (``allow_other``, or no choices)."""
-        return self.allow_other or not self.choices
-
-    def answer_for(self, text: str) -> str | None:
-        """Return the answer a typed ``text`` gives (a choice, ignoring case)."""
-        stripped = text.strip()
-        for choice in self.choices:
-            if stripped.casefold() == choice.strip().casefold():
-                return choice
-        return text if self.accepts_text and stripped else None
+    Arguments that are not a JSON object give the fallback question alone
+    (the Chainlit UI also shows them as code).
+    """
+    return [InterruptQuestion.from_call(call, show_arguments=False) for call in calls]
 
 
 def card_text(question: str) -> str:
@@ -1030,7 +992,7 @@ def card_text(question: str) -> str:
     return "\n".join(lines)
 
 
-def user_input_request(questions: Sequence[Question]) -> dict[str, Any]:
+def user_input_request(questions: Sequence[InterruptQuestion]) -> dict[str, Any]:
     """Open WebUI's ``request:user_input`` event asking ``questions`` at once."""
     many = len(questions) > 1
     return {
@@ -1058,7 +1020,7 @@ def user_input_request(questions: Sequence[Question]) -> dict[str, Any]:
 
 
 def answers_from_user_input(
-    questions: Sequence[Question], reply: object
+    questions: Sequence[InterruptQuestion], reply: object
 ) -> dict[str, str] | None:
     """Return the answers (by call ID) of a ``request:user_input`` reply.
 
@@ -1086,7 +1048,7 @@ def answers_from_user_input(
     return answers
 
 
-def pause_note(questions: Sequence[Question]) -> str:
+def pause_note(questions: Sequence[InterruptQuestion]) -> str:
     """Return the transcript text of a question left unanswered."""
     lines = []
     for question in questions:
@@ -1493,7 +1455,7 @@ class Turn:
     ) -> AsyncIterator[str]:
         """Answer a saved pause with the user's typed ``reply``."""
         self.base_input = list(pause.get("input") or [])
-        questions = [Question.from_call(call) for call in pause.get("calls", [])]
+        questions = questions_of(pause.get("calls", []))
         answers = {}
         for question in questions:
             value = question.answer_for(reply)
@@ -1519,10 +1481,7 @@ class Turn:
         return {
             "model": self.model.id,
             "previous_response_id": pause["response_id"],
-            "input": [
-                {"type": "function_call_output", "call_id": call_id, "output": answer}
-                for call_id, answer in answers.items()
-            ],
+            "input": answers_input(answers),
             "metadata": dict(pause.get("metadata") or {}),
             "tools": list(pause.get("tools") or []),
         }
@@ -1580,7 +1539,7 @@ class Turn:
                 await self._close_statuses()
                 return
             carried = carried + kept
-            questions = [Question.from_call(call) for call in calls]
+            questions = questions_of(calls)
             pause = {
                 "model": self.model.id,
                 "response_id": response.get("id"),
@@ -1692,7 +1651,7 @@ class Turn:
                         else:
                             await self.emit_step(action[1])
         except APIError as error:
-            raise RuntimeError(f"LGOS: {_api_message(error)}") from error
+            raise RuntimeError(f"LGOS: {api_error_message(error)}") from error
 
     async def _background(
         self, request: dict[str, Any], translator: Translator
@@ -1700,7 +1659,7 @@ class Turn:
         try:
             response = await self.client.responses.create(**request, background=True)
         except APIError as error:
-            raise RuntimeError(f"LGOS: {_api_message(error)}") from error
+            raise RuntimeError(f"LGOS: {api_error_message(error)}") from error
         started = time.monotonic()
         shown = -1
         try:
@@ -1742,12 +1701,3 @@ def _call_output(call: Mapping[str, Any], output: str) -> dict[str, Any]:
         "call_id": str(call.get("call_id", "")),
         "output": output,
     }
-
-
-def _api_message(error: APIError) -> str:
-    body = error.body
-    if isinstance(body, Mapping):
-        inner = body.get("error", body)
-        if isinstance(inner, Mapping) and inner.get("message"):
-            return str(inner["message"])
-    return str(error.message)

@@ -42,7 +42,6 @@ from openai import AsyncOpenAI
 import lgos_chainlit.login  # registers the login and its hint route
 import lgos_chainlit.reconnect  # a page's second socket gets the opening again
 import lgos_chainlit.stopping  # noqa: F401 - Stop posts no message of Chainlit's
-from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.attachments import Attachment, upload_attachment
 from lgos_chainlit.chat_state import (
     CLIENT_KEY,
@@ -59,7 +58,6 @@ from lgos_chainlit.chat_state import (
     wait_for_saved_messages,
 )
 from lgos_chainlit.file_messages import show_reshown_files
-from lgos_chainlit.interrupts import InterruptQuestion
 from lgos_chainlit.literal_text import protect_markdown
 from lgos_chainlit.loop_hooks import finalize_async_generators_in_tasks
 from lgos_chainlit.mcp_chat import attach_mcp_tools, retry_mcp_tools, show_mcp_notice
@@ -86,7 +84,9 @@ from lgos_chainlit.session import (
 from lgos_chainlit.settings import get_settings, make_client
 from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.view import ChainlitTurnView
+from lgos_client.api_errors import format_api_error
 from lgos_client.display_file import reshow_files
+from lgos_client.interrupts import InterruptQuestion
 
 logger = logging.getLogger("lgos_chainlit")
 

@@ -11,7 +11,7 @@ leaves behind; each request goes out through
 
 A response that ends with ``lgos_interrupt`` calls is a *pause*: the turn
 waits in :attr:`Conversation.pending` (a
-:class:`~lgos_chainlit.interrupts.PendingPause`) until :meth:`Conversation.resume`
+:class:`~lgos_client.interrupts.PendingPause`) until :meth:`Conversation.resume`
 sends the answers. Interrupt calls never enter the ledger; when the run
 finishes, the paused responses' other items and the final answer are
 appended, so later requests replay a valid conversation.
@@ -30,11 +30,11 @@ from openai import AsyncOpenAI
 
 from lgos_chainlit.attachments import Attachment, user_content
 from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL
-from lgos_chainlit.interrupts import PendingPause, carried_items
 from lgos_chainlit.turn import MAX_FUNCTION_ROUNDS, TurnContext
 from lgos_chainlit.turn_listener import TextSink, TurnListener
 from lgos_chainlit.turn_result import TurnResult
 from lgos_client.functions import ClientFunction, FunctionCall
+from lgos_client.interrupts import PendingPause, carried_items
 
 __all__ = ["Conversation"]
 

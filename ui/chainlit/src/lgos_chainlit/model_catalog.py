@@ -26,7 +26,6 @@ import openai
 from openai import AsyncOpenAI
 from openai.types import Model
 
-from lgos_chainlit.api_errors import format_api_error
 from lgos_chainlit.discovery import (
     ModelCapabilities,
     ModelInfoError,
@@ -36,6 +35,7 @@ from lgos_chainlit.discovery import (
     with_fallback_reason,
 )
 from lgos_chainlit.session import ChatSession
+from lgos_client.api_errors import format_api_error
 
 __all__ = [
     "LITELLM_DISCOVERY",

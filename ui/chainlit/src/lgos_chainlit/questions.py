@@ -26,9 +26,9 @@ from chainlit.step import StepDict
 from chainlit.types import ThreadDict
 
 from lgos_chainlit.chat_state import save_chat
-from lgos_chainlit.interrupts import EDIT_PLAN_LABEL, InterruptQuestion
 from lgos_chainlit.rendering import render_answered, render_question
 from lgos_chainlit.session import ChatSession
+from lgos_client.interrupts import EDIT_PLAN_LABEL, InterruptQuestion
 
 __all__ = [
     "ANSWER_ACTION",

@@ -25,7 +25,6 @@ from lgos_chainlit.discovery import (
     ModelCapabilities,
     describe_model,
 )
-from lgos_chainlit.interrupts import INTERRUPT_FUNCTION
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.mcp_tools import MCP_TOOLS_FEATURE
 from lgos_chainlit.mcp_toolset import McpToolset
@@ -51,6 +50,7 @@ from lgos_client.functions import (
     LocalFunction,
     offered_functions,
 )
+from lgos_client.interrupts import INTERRUPT_FUNCTION
 
 __all__ = [
     "BACKGROUND_SETTING",

@@ -17,15 +17,15 @@ from typing import Any, Literal
 import openai
 from pydantic import BaseModel
 
-from lgos_chainlit.api_errors import api_error_code, error_text, format_api_error
-from lgos_chainlit.interrupts import interrupt_calls, is_interrupt_call
 from lgos_chainlit.rendering import (
     AnswerText,
     answer_texts,
     message_phase,
     refusal_text,
 )
+from lgos_client.api_errors import api_error_code, error_text, format_api_error
 from lgos_client.functions import FunctionCall
+from lgos_client.interrupts import interrupt_calls, is_interrupt_call
 
 __all__ = [
     "FinishedStatus",

@@ -20,9 +20,9 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from lgos_chainlit.api_errors import error_text
 from lgos_chainlit.turn_listener import AnswerSink, TurnListener, report_finished_item
 from lgos_chainlit.turn_result import FinishedStatus, TurnResult, output_item_to_input
+from lgos_client.api_errors import error_text
 
 __all__ = ["stream_response"]
 

@@ -1,26 +1,30 @@
-"""LGOS interrupts: questions a paused graph asks, and the resume request.
+"""Interrupt questions a paused graph asks, and the answers.
 
 A graph that calls LangGraph's ``interrupt()`` pauses; LGOS ends the
-Response with one ``function_call`` named ``lgos_interrupt`` per pending
-interrupt, whose ``arguments`` are the interrupt payload as JSON::
+Response with one ``function_call`` named ``lgos_interrupt``
+(:data:`INTERRUPT_FUNCTION`) per pending interrupt, whose ``arguments`` are
+the interrupt payload as JSON::
 
     {"question": "...", "choices": ["approve", "reject"], "allow_other": true}
 
 The client asks the user, then sends ONE resume request answering every
-call of the batch::
+call of the batch (:func:`answers_input` encodes the answers)::
 
     responses.create(model=..., previous_response_id=<paused Response id>,
                      input=[{"type": "function_call_output",
                              "call_id": <exact call id>, "output": <answer>}, ...],
                      stream=True, metadata=<the same>, tools=<the same>)
 
-:class:`PendingPause` holds everything needed to rebuild that request
-identically (it is persisted before the user is asked, so a reloaded page
-can answer); :class:`InterruptQuestion` is one call read for display.
-Interrupt calls are not client functions: they never enter the replayed
-conversation ledger (see :class:`~lgos_chainlit.ledger.Conversation`).
+:class:`InterruptQuestion` is one call read for display (malformed
+arguments still give a question that accepts any text);
+:class:`PendingPause` holds everything needed to rebuild the resume request
+identically (the Chainlit UI persists it before the user is asked, so a
+reloaded page can answer). Interrupt calls are not client functions: they
+never enter the replayed conversation ledger (:func:`carried_items`).
 
-Nothing here depends on Chainlit.
+How a question is shown (Chainlit buttons, Open WebUI's question dialog) is
+each UI's own; this module is the shared reading of the payload, the typed
+answer's rules and the answer encoding. It imports only the standard library.
 """
 
 from __future__ import annotations
@@ -32,19 +36,24 @@ from typing import Any
 
 __all__ = [
     "EDIT_PLAN_LABEL",
+    "FALLBACK_QUESTION",
     "INTERRUPT_FUNCTION",
     "OTHER_ANSWER_LABEL",
     "InterruptQuestion",
     "PendingPause",
+    "answers_input",
     "carried_items",
     "interrupt_calls",
     "is_interrupt_call",
 ]
 
 INTERRUPT_FUNCTION = "lgos_interrupt"
-"""The ``function_call`` name LGOS gives a pending interrupt."""
+"""The ``function_call`` name LGOS gives a pending interrupt (the server's
+``INTERRUPT_FUNCTION_NAME`` in ``langgraph_openai_serve.api.responses.interrupts``;
+docs/how-to/interrupts.md)."""
 
 FALLBACK_QUESTION = "The graph paused and is waiting for your answer."
+"""The question shown when the payload has no ``question`` string."""
 
 OTHER_ANSWER_LABEL = "Type another answer"
 """Label of the button for a typed answer when the payload names none."""
@@ -66,7 +75,8 @@ def interrupt_calls(items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [dict(item) for item in items if is_interrupt_call(item)]
 
 
-def _text(value: object) -> str | None:
+def _interrupt_text(value: object) -> str | None:
+    """``value`` when it is a string with more than white space, else ``None``."""
     if isinstance(value, str) and value.strip():
         return value
     return None
@@ -93,11 +103,25 @@ class InterruptQuestion:
     payload: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_call(cls, call: Mapping[str, Any]) -> InterruptQuestion:
+    def from_call(
+        cls, call: Mapping[str, Any], *, show_arguments: bool = True
+    ) -> InterruptQuestion:
         """Read a call; malformed arguments still give an answerable question.
 
-        Arguments that are not a JSON object, or lack a ``question`` string,
-        are shown as they are and accept any text.
+        Args:
+            call: An ``lgos_interrupt`` ``function_call`` item (a mapping with
+                ``call_id`` and ``arguments``, a JSON string).
+            show_arguments: Whether arguments that are not a JSON object are
+                shown after :data:`FALLBACK_QUESTION` (as inline code); the
+                Open WebUI pipe shows the fallback alone.
+
+        Returns:
+            The question. Arguments that are not a JSON object (or not a
+            string) give :data:`FALLBACK_QUESTION` with no choices; a payload
+            without a ``question`` string gives it too. Either accepts any
+            text. ``choices`` keeps the strings and numbers of a ``choices``
+            list, as strings, without blanks or repeats.
+
         """
         raw = call.get("arguments")
         arguments = raw if isinstance(raw, str) else ""
@@ -106,7 +130,7 @@ class InterruptQuestion:
         except ValueError:
             payload = None
         if not isinstance(payload, dict):
-            text = _text(arguments)
+            text = _interrupt_text(arguments) if show_arguments else None
             return cls(
                 call_id=str(call.get("call_id", "")),
                 question=f"{FALLBACK_QUESTION}\n\n`{text}`"
@@ -125,7 +149,7 @@ class InterruptQuestion:
                         choices.append(label)
         return cls(
             call_id=str(call.get("call_id", "")),
-            question=_text(payload.get("question")) or FALLBACK_QUESTION,
+            question=_interrupt_text(payload.get("question")) or FALLBACK_QUESTION,
             choices=tuple(choices),
             allow_other=payload.get("allow_other") is True,
             payload=payload,
@@ -147,7 +171,7 @@ class InterruptQuestion:
         """
         if not (self.choices and self.allow_other):
             return None
-        label = _text(self.payload.get("other_label"))
+        label = _interrupt_text(self.payload.get("other_label"))
         if label is not None:
             return " ".join(label.split())
         if isinstance(self.payload.get("plan"), list):
@@ -245,14 +269,7 @@ class PendingPause:
         missing = [c for c in self.call_ids if c not in self.answers]
         if missing:
             raise ValueError(f"no answer for {', '.join(missing)}")
-        return [
-            {
-                "type": "function_call_output",
-                "call_id": call_id,
-                "output": self.answers[call_id],
-            }
-            for call_id in self.call_ids
-        ]
+        return answers_input({c: self.answers[c] for c in self.call_ids})
 
     def to_json(self) -> dict[str, Any]:
         """Return a JSON-ready dict (for the thread's metadata)."""
@@ -304,6 +321,25 @@ class PendingPause:
             str(k): v for k, v in answers.items() if k in ids and isinstance(v, str)
         }
         return pause
+
+
+def answers_input(answers: Mapping[str, str]) -> list[dict[str, str]]:
+    """Encode interrupt answers as the resume request's ``input`` items.
+
+    Args:
+        answers: The answer text by call ID, in the batch's order (the order
+            LGOS sent the ``lgos_interrupt`` calls in).
+
+    Returns:
+        One ``{"type": "function_call_output", "call_id": ..., "output":
+        ...}`` per answer, in that order; the call ID is repeated exactly, the
+        answer sent unchanged (LGOS resumes the interrupt with that string).
+
+    """
+    return [
+        {"type": "function_call_output", "call_id": call_id, "output": answer}
+        for call_id, answer in answers.items()
+    ]
 
 
 def carried_items(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
-"""Explain OpenAI SDK errors, and LGOS's own error reports, in one line each.
+"""Explain OpenAI SDK errors and LGOS error reports in one line.
 
-:func:`format_api_error` is the one place an SDK exception becomes chat text
-(the turn's error result, the app's notices and upload failures all use it);
+:func:`format_api_error` is the one place an SDK exception becomes the
+Chainlit UI's chat text (the turn's error result, the app's notices and
+upload failures all use it); :func:`api_error_message` is the shorter text
+the Open WebUI pipe shows (the error's message alone);
 :func:`api_error_code` reads the ``code`` of the same OpenAI error envelope,
 and :func:`error_text` joins an error event's or failed response's
 ``message`` and ``code``.
@@ -14,7 +16,10 @@ status as a string. :func:`unwrap_gateway_error` reads LGOS's ``message``,
 ``code`` and ``param`` back out of that text, so the chat shows what LGOS
 said.
 
-Nothing here depends on Chainlit.
+The envelope is OpenAI's error body, ``{"error": {"message", "type",
+"param", "code"}}``, which LGOS sends with every 4xx/5xx
+(docs/reference/openai-api.md).
+This module imports only the standard library and ``openai``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import openai
 __all__ = [
     "GatewayError",
     "api_error_code",
+    "api_error_message",
     "error_text",
     "format_api_error",
     "unwrap_gateway_error",
@@ -103,8 +109,8 @@ def unwrap_gateway_error(message: object) -> GatewayError | None:
     )
 
 
-def _error_object(exc: openai.APIStatusError) -> Mapping[str, Any] | None:
-    """Return the ``error`` object of an HTTP error's body, if it has one.
+def _api_error_object(exc: openai.APIError) -> Mapping[str, Any] | None:
+    """Return the ``error`` object of an error's body, if it has one.
 
     The SDK usually unwraps the OpenAI envelope ``{"error": {...}}`` to
     ``{"message", "type", "param", "code"}`` already; both shapes are read.
@@ -113,6 +119,34 @@ def _error_object(exc: openai.APIStatusError) -> Mapping[str, Any] | None:
     if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
         body = body["error"]
     return body if isinstance(body, Mapping) else None
+
+
+def _api_error_parts(exc: openai.APIError) -> tuple[str | None, list[str]]:
+    """Read an error body's message and its ``code: …``/``param: …`` details.
+
+    Returns:
+        The message (LGOS's, when a LiteLLM gateway wrapped it; ``None`` when
+        the body has no message string) and the details worth showing: a
+        code that only repeats the HTTP status says nothing and is left out.
+
+    """
+    body = _api_error_object(exc)
+    if body is None:
+        return None, []
+    details: list[str] = []
+    wrapped = unwrap_gateway_error(body.get("message"))
+    if wrapped is not None:
+        for key, value in (("code", wrapped.code), ("param", wrapped.param)):
+            if value:
+                details.append(f"{key}: {value}")
+        return wrapped.message, details
+    status = getattr(exc, "status_code", None)
+    for key in ("code", "param"):
+        # A gateway's code that only repeats the status says nothing.
+        if body.get(key) and str(body[key]) != str(status):
+            details.append(f"{key}: {body[key]}")
+    message = body.get("message")
+    return (message if isinstance(message, str) and message else None), details
 
 
 def format_api_error(exc: openai.OpenAIError) -> str:
@@ -129,22 +163,8 @@ def format_api_error(exc: openai.OpenAIError) -> str:
 
     """
     if isinstance(exc, openai.APIStatusError):
-        body = _error_object(exc)
-        message = None
-        details: list[str] = []
-        wrapped = unwrap_gateway_error(body.get("message")) if body else None
-        if wrapped is not None:
-            message = wrapped.message
-            for key, value in (("code", wrapped.code), ("param", wrapped.param)):
-                if value:
-                    details.append(f"{key}: {value}")
-        elif body is not None:
-            message = body.get("message")
-            for key in ("code", "param"):
-                # A gateway's code that only repeats the status says nothing.
-                if body.get(key) and str(body[key]) != str(exc.status_code):
-                    details.append(f"{key}: {body[key]}")
-        if not isinstance(message, str) or not message:
+        message, details = _api_error_parts(exc)
+        if not message:
             message = exc.response.reason_phrase or exc.message
         suffix = f" ({', '.join(details)})" if details else ""
         return f"HTTP {exc.status_code}: {message}{suffix}"
@@ -158,6 +178,23 @@ def format_api_error(exc: openai.OpenAIError) -> str:
     return str(exc) or type(exc).__name__
 
 
+def api_error_message(exc: openai.APIError) -> str:
+    """Return an API error's message alone (the Open WebUI pipe's error text).
+
+    Args:
+        exc: An SDK error with a body (an HTTP status error, or an error
+            event the SDK raised from a stream) or without one.
+
+    Returns:
+        The ``message`` of the body's error envelope (that of the LGOS error
+        inside when a LiteLLM gateway wrapped one); the SDK's own message
+        (e.g. "Connection error.") when the body has none.
+
+    """
+    message, _details = _api_error_parts(exc)
+    return message or str(exc.message)
+
+
 def api_error_code(exc: openai.OpenAIError) -> str | None:
     """Return the ``code`` of an HTTP error's envelope (e.g. ``run_busy``).
 
@@ -169,7 +206,7 @@ def api_error_code(exc: openai.OpenAIError) -> str | None:
     """
     if not isinstance(exc, openai.APIStatusError):
         return None
-    body = _error_object(exc)
+    body = _api_error_object(exc)
     if body is None:
         return None
     wrapped = unwrap_gateway_error(body.get("message"))
