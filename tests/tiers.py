@@ -58,6 +58,7 @@ FOLDER_TIERS = {
     "architecture": "unit",
     "bench": "integration",
     "bifrost": "integration",
+    "client": "unit",
     "clients": "clients",
     "compose": "unit",
     "compose_stack": "compose",
