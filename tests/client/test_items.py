@@ -17,19 +17,12 @@ from lgos_client.items import (
 )
 
 
-def message_item(
-    item_id: str, text: str, phase: str | None = "final_answer", status="completed"
-) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "id": item_id,
-        "type": "message",
-        "role": "assistant",
-        "status": status,
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
-    }
-    if phase:
-        item["phase"] = phase
-    return item
+def message_item(item_id: str, text: str, phase: str | None = "final_answer") -> Any:
+    """A completed assistant message item, as LGOS emits it."""
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    item = {"id": item_id, "type": "message", "role": "assistant"}
+    item |= {"status": "completed", "content": content}
+    return item if phase is None else {**item, "phase": phase}
 
 
 def test_output_item_to_input_dumps_sdk_models_without_nulls() -> None:
