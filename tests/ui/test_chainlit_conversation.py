@@ -10,7 +10,6 @@ from openai import AsyncOpenAI
 
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.turn import run_turn
-from lgos_chainlit.turn_result import output_item_to_input
 from lgos_client.api_errors import format_api_error
 from tests.ui.fake_api import Server, error_response, streamed
 
@@ -327,17 +326,6 @@ async def test_rejected_turn_is_removed_from_the_ledger() -> None:
         message_item("msg_a", "One"),
         {"role": "user", "content": "third"},
     ]
-
-
-def test_output_item_to_input_dumps_sdk_models_without_nulls() -> None:
-    from openai.types.responses import ResponseOutputMessage
-
-    item = ResponseOutputMessage.model_validate(message_item("msg_1", "hi"))
-
-    assert output_item_to_input(item) == message_item("msg_1", "hi")
-    assert output_item_to_input({"type": "x"}) == {"type": "x"}
-    with pytest.raises(TypeError):
-        output_item_to_input(42)
 
 
 def test_format_api_error_falls_back_to_the_status_line() -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import hashlib
 import inspect
 import json
 import logging
@@ -50,6 +49,7 @@ from openai import APIError, AsyncOpenAI, OpenAIError
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from lgos_client.api_errors import api_error_message
+from lgos_client.background import BACKGROUND_RUNNING, wait_background
 from lgos_client.display_file import (
     DISPLAY_FILE,
     DISPLAY_FILE_TOOL,
@@ -69,6 +69,15 @@ from lgos_client.interrupts import (
     InterruptQuestion,
     answers_input,
     is_interrupt_call,
+)
+from lgos_client.items import is_answer_message, message_text
+from lgos_client.ledger import answer_key, call_output_item, calls_not_run_reason
+from lgos_client.stream import (
+    AnswerDelta,
+    ItemDone,
+    StreamDecoder,
+    StreamEnd,
+    StreamError,
 )
 
 log = logging.getLogger("lgos_pipe")
@@ -406,21 +415,6 @@ def source_event(url: str, title: str | None) -> dict[str, Any]:
     }
 
 
-def _message_text(item: Mapping[str, Any]) -> str:
-    parts = []
-    for part in item.get("content") or ():
-        if isinstance(part, Mapping):
-            if part.get("type") == "output_text":
-                parts.append(str(part.get("text") or ""))
-            elif part.get("type") == "refusal":
-                parts.append(str(part.get("refusal") or ""))
-    return "".join(parts)
-
-
-def _is_final(item: Mapping[str, Any]) -> bool:
-    return item.get("type") == "message" and item.get("phase") != "commentary"
-
-
 Action = tuple[Literal["text"], str] | tuple[Literal["event"], dict[str, Any]]
 
 
@@ -435,7 +429,7 @@ class Translator:
     Response is kept in :attr:`response`.
     """
 
-    phases: dict[str, str | None] = field(default_factory=dict)
+    decoder: StreamDecoder = field(default_factory=StreamDecoder)
     sources: list[str] = field(default_factory=list)
     wrote_text: bool = False
     response: dict[str, Any] | None = None
@@ -460,7 +454,7 @@ class Translator:
         """Events for one completed output item (streamed or polled)."""
         kind = item.get("type")
         if kind == "message" and item.get("phase") == "commentary":
-            text = _message_text(item).strip()
+            text = message_text(item, refusal=True).strip()
             return self._status(text) if text else []
         if kind == "message":
             self._need_break = True
@@ -491,29 +485,20 @@ class Translator:
         return actions
 
     def feed(self, event: Mapping[str, Any]) -> list[Action]:
-        """Translate one stream event."""
-        kind = event.get("type")
-        if kind == "response.output_item.added":
-            item = event.get("item") or {}
-            if item.get("type") == "message":
-                self.phases[str(item.get("id"))] = item.get("phase")
-            return []
-        if kind in ("response.output_text.delta", "response.refusal.delta"):
-            phase = self.phases.get(str(event.get("item_id")))
-            if phase == "commentary":
-                return []
-            return self._text(str(event.get("delta") or ""))
-        if kind == "response.output_item.done":
-            return self.item_done(event.get("item") or {})
-        if kind in ("response.completed", "response.incomplete", "response.failed"):
-            response = event.get("response")
+        """Translate one stream event (decoded by :class:`StreamDecoder`)."""
+        update = self.decoder.feed(event)
+        if isinstance(update, AnswerDelta):
+            return self._text(update.text)  # refusal text included
+        if isinstance(update, ItemDone):
+            return self.item_done(update.item)
+        if isinstance(update, StreamEnd):
+            response = update.response
             self.response = dict(response) if isinstance(response, Mapping) else None
-            if kind == "response.failed":
+            if update.status == "failed":
                 error = (self.response or {}).get("error") or {}
                 self.error = str(error.get("message") or "the run failed")
-            return []
-        if kind == "error":
-            self.error = str(event.get("message") or "stream error")
+        elif isinstance(update, StreamError):
+            self.error = update.message or "stream error"
         return []
 
     def replay(self, response: Mapping[str, Any]) -> list[Action]:
@@ -522,8 +507,8 @@ class Translator:
         for item in response.get("output") or ():
             if not isinstance(item, Mapping):
                 continue
-            if _is_final(item):
-                actions.extend(self._text(_message_text(item)))
+            if item.get("type") == "message" and is_answer_message(item):
+                actions.extend(self._text(message_text(item, refusal=True)))
             actions.extend(self.item_done(item))
         return actions
 
@@ -531,11 +516,6 @@ class Translator:
 # --------------------------------------------------------------------------
 # The ledger: Open WebUI's history plus the stored output items
 # --------------------------------------------------------------------------
-
-
-def answer_key(text: str) -> str:
-    """Return the key of an answer's stored items: a hash of its shown text."""
-    return hashlib.sha256(text.strip().encode()).hexdigest()
 
 
 def _content_text(content: object) -> str:
@@ -1517,8 +1497,10 @@ class Turn:
             )
             if shows and not calls:
                 if (
-                    rounds < MAX_FUNCTION_ROUNDS
-                    and response.get("status") == "completed"
+                    calls_not_run_reason(
+                        response.get("status"), rounds, MAX_FUNCTION_ROUNDS
+                    )
+                    is None
                 ):
                     outputs = [await self._run_client_call(call) for call in shows]
                     carried = carried + kept + outputs
@@ -1656,31 +1638,35 @@ class Turn:
     async def _background(
         self, request: dict[str, Any], translator: Translator
     ) -> AsyncIterator[str]:
+        shown = -1
+
+        async def on_poll(_response_id: str, status: str, elapsed: float) -> None:
+            # One line at the start, then one every BACKGROUND_STATUS_EVERY s.
+            nonlocal shown
+            seconds = int(elapsed)
+            self.background_seconds = seconds
+            if status not in BACKGROUND_RUNNING:
+                return
+            if seconds // BACKGROUND_STATUS_EVERY != shown:
+                shown = seconds // BACKGROUND_STATUS_EVERY
+                self.waited = True  # not a step of the graph's
+                await self.emit(
+                    status_event(
+                        "Running in the background…"
+                        + (f" {seconds} s" if shown else "")
+                    )
+                )
+
         try:
-            response = await self.client.responses.create(**request, background=True)
+            # Stop in Open WebUI cancels the run on the server too.
+            response = await wait_background(
+                self.client,
+                {**request, "background": True},
+                on_poll=on_poll,
+                poll_interval=self.poll_interval,
+            )
         except APIError as error:
             raise RuntimeError(f"LGOS: {api_error_message(error)}") from error
-        started = time.monotonic()
-        shown = -1
-        try:
-            while response.status in ("queued", "in_progress"):
-                # One line at the start, then one every BACKGROUND_STATUS_EVERY s.
-                elapsed = int(time.monotonic() - started)
-                if elapsed // BACKGROUND_STATUS_EVERY != shown:
-                    shown = elapsed // BACKGROUND_STATUS_EVERY
-                    seconds = f" {elapsed} s" if shown else ""
-                    self.waited = True  # not a step of the graph's
-                    await self.emit(
-                        status_event(f"Running in the background…{seconds}")
-                    )
-                await asyncio.sleep(self.poll_interval)
-                response = await self.client.responses.retrieve(response.id)
-            self.background_seconds = int(time.monotonic() - started)
-        except asyncio.CancelledError:
-            # Stop in Open WebUI: cancel the run on the server too.
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self.client.responses.cancel(response.id))
-            raise
         data = _dump(response)
         for action in translator.replay(data):
             if action[0] == "text":
@@ -1696,8 +1682,5 @@ class Turn:
 
 
 def _call_output(call: Mapping[str, Any], output: str) -> dict[str, Any]:
-    return {
-        "type": "function_call_output",
-        "call_id": str(call.get("call_id", "")),
-        "output": output,
-    }
+    """Return the ``function_call_output`` item answering a call item."""
+    return call_output_item(str(call.get("call_id", "")), output)

@@ -1,60 +1,31 @@
-"""Run one request in the background: create the Response, poll it to its end.
+"""Run one request in the background and read its end as a :class:`TurnResult`.
 
-The listener hears every poll (``on_background``); once the Response ends,
-its commentary and server tool items are reported as if streamed (with
-:func:`~lgos_chainlit.turn_listener.report_finished_item`) and the answer goes
-to the sink whole. A cancelled task (the user pressed Stop) cancels the
-Response on the server.
+The polling itself is :func:`lgos_client.background.wait_background` (shared
+with the Open WebUI pipe). The listener hears every poll (``on_background``);
+once the Response ends, its commentary and server tool items are reported as
+if streamed (with :func:`~lgos_chainlit.turn_listener.report_finished_item`)
+and the answer goes to the sink whole. A cancelled task (the user pressed
+Stop) cancels the Response on the server.
 
 Nothing here depends on Chainlit.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from typing import Any
 
 import openai
 from openai import AsyncOpenAI
 
-from lgos_chainlit.rendering import message_phase
 from lgos_chainlit.turn_listener import AnswerSink, TurnListener, report_finished_item
 from lgos_chainlit.turn_result import TurnResult
+from lgos_client.background import DEFAULT_POLL_INTERVAL, wait_background
+from lgos_client.items import message_phase
 
-__all__ = [
-    "BACKGROUND_RUNNING",
-    "CANCEL_TIMEOUT",
-    "DEFAULT_POLL_INTERVAL",
-    "cancel_background",
-    "poll_background",
-]
+__all__ = ["poll_background"]
 
 logger = logging.getLogger(__name__)
-
-BACKGROUND_RUNNING = frozenset({"queued", "in_progress"})
-"""Statuses of a background Response that is still running."""
-
-DEFAULT_POLL_INTERVAL = 1.0
-"""Seconds between two polls of a background Response."""
-
-CANCEL_TIMEOUT = 10.0
-"""Seconds a Stop waits for LGOS to cancel a background Response."""
-
-
-async def cancel_background(client: AsyncOpenAI, response_id: str) -> None:
-    """Cancel a background Response (best effort; the turn is gone anyway).
-
-    Never raises for an SDK error or a timeout: they are logged.
-    """
-    try:
-        await asyncio.wait_for(
-            client.responses.cancel(response_id), timeout=CANCEL_TIMEOUT
-        )
-        logger.info("Cancelled background response %s", response_id)
-    except (openai.OpenAIError, TimeoutError) as exc:
-        logger.warning("Cannot cancel background response %s: %s", response_id, exc)
 
 
 async def poll_background(
@@ -85,28 +56,24 @@ async def poll_background(
             cancelled on the server first.
 
     """
-    started = time.monotonic()
-    response_id: str | None = None
+    created: list[str] = []
+
+    async def on_poll(response_id: str, status: str, elapsed: float) -> None:
+        if not created:
+            created.append(response_id)
+        await listener.on_background(response_id, status, elapsed)
+
     try:
-        response = await client.responses.create(**request)
-        polled = str(response.id)
-        response_id = polled
-        await listener.on_background(polled, response.status or "queued", 0.0)
-        while response.status in BACKGROUND_RUNNING:
-            await asyncio.sleep(poll_interval)
-            response = await client.responses.retrieve(polled)
-            await listener.on_background(
-                polled, response.status or "", time.monotonic() - started
-            )
-    except asyncio.CancelledError:
-        if response_id is not None:
-            await cancel_background(client, response_id)
-        raise
+        response = await wait_background(
+            client, request, on_poll=on_poll, poll_interval=poll_interval
+        )
     except openai.APIError as exc:
+        response_id = created[0] if created else None
         logger.warning("Background response %s failed: %s", response_id, exc)
         result = TurnResult.from_api_error(exc)
         result.response_id = response_id
         return result
+    response_id = created[0] if created else str(response.id)
     status = response.status
     if status == "cancelled":
         return TurnResult(

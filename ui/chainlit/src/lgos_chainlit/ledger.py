@@ -29,12 +29,13 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from lgos_chainlit.attachments import Attachment, user_content
-from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL
 from lgos_chainlit.turn import MAX_FUNCTION_ROUNDS, TurnContext
 from lgos_chainlit.turn_listener import TextSink, TurnListener
 from lgos_chainlit.turn_result import TurnResult
+from lgos_client.background import DEFAULT_POLL_INTERVAL
 from lgos_client.functions import ClientFunction, FunctionCall
 from lgos_client.interrupts import PendingPause, carried_items
+from lgos_client.ledger import call_output_item, calls_not_run_reason
 
 __all__ = ["Conversation"]
 
@@ -254,23 +255,13 @@ class Conversation:
                 calls = result.function_calls
                 if not calls:
                     return result
-                if result.status != "completed":
-                    reason = "the response was incomplete"
-                elif rounds >= turn.max_function_rounds:
-                    reason = (
-                        f"the UI stops after {turn.max_function_rounds} rounds of "
-                        "function calls"
-                    )
-                else:
+                reason = calls_not_run_reason(
+                    result.status, rounds, turn.max_function_rounds
+                )
+                if reason is None:
                     for call in calls:
                         output, _ = await listener.run_function(call, turn.runner(call))
-                        self.items.append(
-                            {
-                                "type": "function_call_output",
-                                "call_id": call.call_id,
-                                "output": output,
-                            }
-                        )
+                        self.items.append(call_output_item(call.call_id, output))
                     rounds += 1
                     continue
                 self._settle(calls, reason)
@@ -298,11 +289,7 @@ class Conversation:
         for call in calls:
             if call.complete:
                 self.items.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": call.call_id,
-                        "output": _not_run_output(reason),
-                    }
+                    call_output_item(call.call_id, _not_run_output(reason))
                 )
 
     def to_json(self) -> dict[str, Any]:

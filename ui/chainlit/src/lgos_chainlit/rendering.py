@@ -18,12 +18,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 from lgos_chainlit.literal_text import protect_markdown
+from lgos_client.items import (
+    AnswerText,
+    UrlCitation,
+    answer_texts,
+    message_phase,
+    refusal_text,
+)
 
 __all__ = [
     "AnswerText",
@@ -60,41 +67,6 @@ INCOMPLETE_REASONS = {
 
 
 @dataclass(frozen=True, slots=True)
-class UrlCitation:
-    """A ``url_citation`` annotation; ``end_index`` is inclusive (OpenAI's rule)."""
-
-    url: str
-    title: str
-    start_index: int
-    end_index: int
-
-    @classmethod
-    def from_annotation(cls, annotation: Mapping[str, Any]) -> UrlCitation | None:
-        """Read an annotation dict; ``None`` unless it is a usable url_citation."""
-        if annotation.get("type") != "url_citation":
-            return None
-        url, start, end = (
-            annotation.get("url"),
-            annotation.get("start_index"),
-            annotation.get("end_index"),
-        )
-        if not isinstance(url, str) or not url:
-            return None
-        if not isinstance(start, int) or not isinstance(end, int):
-            return None
-        title = annotation.get("title")
-        return cls(url, title if isinstance(title, str) and title else url, start, end)
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerText:
-    """One ``output_text`` part of an answer, with its citations."""
-
-    text: str
-    citations: tuple[UrlCitation, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class Source:
     """One entry of the Sources list."""
 
@@ -118,62 +90,6 @@ class _Numbering:
         self.by_url.setdefault(citation.url, marker)
         self.sources.setdefault(marker, Source(marker, citation.title, citation.url))
         return marker
-
-
-def message_phase(item: Mapping[str, Any]) -> str | None:
-    """Return the ``phase`` of a message item (``None`` when absent)."""
-    phase = item.get("phase")
-    return phase if isinstance(phase, str) else None
-
-
-def _final_messages(items: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
-    for item in items:
-        if item.get("type", "message") == "message" and message_phase(item) in (
-            None,
-            "final_answer",
-        ):
-            yield item
-
-
-def _parts(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    content = item.get("content")
-    if not isinstance(content, list):
-        return []
-    return [part for part in content if isinstance(part, Mapping)]
-
-
-def answer_texts(items: Iterable[Mapping[str, Any]]) -> list[AnswerText]:
-    """Return the answer's ``output_text`` parts with their ``url_citation``s.
-
-    Only messages with ``phase`` ``final_answer`` (or none) count; commentary
-    is left out.
-    """
-    texts = []
-    for item in _final_messages(items):
-        for part in _parts(item):
-            if part.get("type") != "output_text" or not isinstance(
-                part.get("text"), str
-            ):
-                continue
-            annotations = part.get("annotations")
-            citations = tuple(
-                citation
-                for annotation in (annotations if isinstance(annotations, list) else [])
-                if isinstance(annotation, Mapping)
-                and (citation := UrlCitation.from_annotation(annotation)) is not None
-            )
-            texts.append(AnswerText(part["text"], citations))
-    return texts
-
-
-def refusal_text(items: Iterable[Mapping[str, Any]]) -> str:
-    """Join the ``refusal`` parts of the answer messages ('' when none)."""
-    return "".join(
-        part["refusal"]
-        for item in _final_messages(items)
-        for part in _parts(item)
-        if part.get("type") == "refusal" and isinstance(part.get("refusal"), str)
-    )
 
 
 def _safe_url(url: str) -> str | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from lgos_chainlit.background_poll import DEFAULT_POLL_INTERVAL, poll_background
+from lgos_chainlit.background_poll import poll_background
 from lgos_chainlit.responses_request import build_request
 from lgos_chainlit.turn_listener import (
     AnswerSink,
@@ -29,6 +29,7 @@ from lgos_chainlit.turn_listener import (
 )
 from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.turn_stream import stream_response
+from lgos_client.background import DEFAULT_POLL_INTERVAL
 from lgos_client.functions import ClientFunction, FunctionCall
 
 __all__ = ["MAX_FUNCTION_ROUNDS", "TurnContext", "run_turn"]

@@ -16,8 +16,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lgos_chainlit.turn_result import TurnResult, message_text
+from lgos_chainlit.turn_result import TurnResult
 from lgos_client.functions import FunctionCall
+from lgos_client.items import message_text
 
 __all__ = [
     "SERVER_TOOL_ITEMS",

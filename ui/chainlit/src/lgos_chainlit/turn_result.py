@@ -10,70 +10,29 @@ Nothing here depends on Chainlit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import openai
-from pydantic import BaseModel
 
-from lgos_chainlit.rendering import (
-    AnswerText,
-    answer_texts,
-    message_phase,
-    refusal_text,
-)
 from lgos_client.api_errors import api_error_code, error_text, format_api_error
 from lgos_client.functions import FunctionCall
 from lgos_client.interrupts import interrupt_calls, is_interrupt_call
+from lgos_client.items import (
+    AnswerText,
+    answer_texts,
+    message_phase,
+    message_text,
+    output_item_to_input,
+    refusal_text,
+)
+from lgos_client.stream import FinishedStatus
 
-__all__ = [
-    "FinishedStatus",
-    "TurnResult",
-    "TurnStatus",
-    "message_text",
-    "output_item_to_input",
-]
+__all__ = ["FinishedStatus", "TurnResult", "TurnStatus"]
 
 TurnStatus = Literal["completed", "incomplete", "failed", "error"]
-FinishedStatus = Literal["completed", "incomplete", "failed"]
-"""The statuses of a response that ended (not rejected, not cut off)."""
 
 _RETRYABLE_CODES = frozenset({"run_busy"})
-
-
-def output_item_to_input(item: object) -> dict[str, Any]:
-    """Turn one ``response.output`` item into a ledger entry, unchanged.
-
-    Args:
-        item: An SDK output item (a pydantic model) or a mapping.
-
-    Returns:
-        The item as a JSON-ready dict (``None`` fields left out).
-
-    Raises:
-        TypeError: ``item`` is neither a mapping nor a pydantic model.
-
-    """
-    if isinstance(item, Mapping):
-        return dict(item)
-    if isinstance(item, BaseModel):
-        return item.model_dump(mode="json", exclude_none=True)
-    raise TypeError(f"cannot replay output item {item!r}")
-
-
-def message_text(item: Mapping[str, Any]) -> str:
-    """Join the ``output_text`` parts of a message item ('' when it has none)."""
-    parts = item.get("content")
-    if not isinstance(parts, list):
-        return ""
-    return "".join(
-        part["text"]
-        for part in parts
-        if isinstance(part, Mapping)
-        and part.get("type") == "output_text"
-        and isinstance(part.get("text"), str)
-    )
 
 
 @dataclass(slots=True)

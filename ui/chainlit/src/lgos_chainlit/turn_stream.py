@@ -1,5 +1,8 @@
 """Consume one streamed Responses request: decode its events, report progress.
 
+The events are decoded by :class:`lgos_client.stream.StreamDecoder` (shared
+with the Open WebUI pipe); this module shows the updates.
+
 Text deltas of answer messages go to the answer sink
 (:class:`~lgos_chainlit.turn_listener.AnswerSink`) as they arrive;
 commentary messages (``phase == "commentary"``) never do: they go to
@@ -21,65 +24,51 @@ import openai
 from openai import AsyncOpenAI
 
 from lgos_chainlit.turn_listener import AnswerSink, TurnListener, report_finished_item
-from lgos_chainlit.turn_result import FinishedStatus, TurnResult, output_item_to_input
+from lgos_chainlit.turn_result import TurnResult
 from lgos_client.api_errors import error_text
+from lgos_client.stream import (
+    AnswerDelta,
+    CommentaryDelta,
+    ItemAdded,
+    ItemDone,
+    StreamDecoder,
+    StreamEnd,
+    StreamError,
+)
 
 __all__ = ["stream_response"]
 
 logger = logging.getLogger(__name__)
 
-_TERMINAL_EVENTS: dict[str, FinishedStatus] = {
-    "response.completed": "completed",
-    "response.incomplete": "incomplete",
-    "response.failed": "failed",
-}
-
 
 @dataclass(slots=True)
 class _Decoder:
-    """The state of one stream: each message's phase, each commentary's text."""
+    """Show one stream's updates (decoded by :class:`StreamDecoder`)."""
 
     listener: TurnListener
     sink: AnswerSink
-    phases: dict[str, str | None] = field(default_factory=dict)
-    commentary: dict[str, str] = field(default_factory=dict)
+    decoder: StreamDecoder = field(default_factory=StreamDecoder)
 
     async def feed(self, event: Any) -> TurnResult | None:
         """Handle one event; return the result once the stream has ended."""
-        kind = getattr(event, "type", None)
-        if kind == "response.output_item.added":
-            item = event.item
-            item_type = getattr(item, "type", None)
-            if item_type == "message":
-                self.phases[item.id] = getattr(item, "phase", None)
-            elif item_type == "web_search_call":
-                await self.listener.on_server_tool(
-                    output_item_to_input(item), done=False
-                )
-        elif kind == "response.output_text.delta":
-            if self.phases.get(event.item_id) == "commentary":
-                text = self.commentary.get(event.item_id, "") + event.delta
-                self.commentary[event.item_id] = text
-                await self.listener.on_commentary(event.item_id, text)
-            else:
-                await self.sink(event.delta)
-        elif kind == "response.output_item.done":
-            item = event.item
-            await report_finished_item(
-                self.listener,
-                output_item_to_input(item),
-                phase=self.phases.get(getattr(item, "id", None) or ""),
-            )
-        elif kind in _TERMINAL_EVENTS:
-            return TurnResult.from_response(event.response, _TERMINAL_EVENTS[kind])
-        elif kind == "error":
-            code = getattr(event, "code", None)
+        update = self.decoder.feed(event)
+        if isinstance(update, ItemAdded):
+            if update.item.get("type") == "web_search_call":
+                await self.listener.on_server_tool(update.item, done=False)
+        elif isinstance(update, CommentaryDelta):
+            await self.listener.on_commentary(update.item_id, update.text)
+        elif isinstance(update, AnswerDelta):
+            if not update.refusal:  # a refusal is shown from the result
+                await self.sink(update.text)
+        elif isinstance(update, ItemDone):
+            await report_finished_item(self.listener, update.item, phase=update.phase)
+        elif isinstance(update, StreamEnd):
+            return TurnResult.from_response(update.response, update.status)
+        elif isinstance(update, StreamError):
             return TurnResult(
                 status="error",
-                error=error_text(
-                    getattr(event, "message", None) or "Stream error.", code
-                ),
-                error_code=code if isinstance(code, str) else None,
+                error=error_text(update.message or "Stream error.", update.code),
+                error_code=update.code,
             )
         return None
 
