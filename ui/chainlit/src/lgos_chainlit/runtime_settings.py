@@ -4,7 +4,7 @@ Everything here is pure: no I/O and no Chainlit context (only its widget
 classes), so it is unit-tested directly. The flow for one chat:
 
 1. :func:`build_setting_fields` maps the descriptor's JSON Schema (from
-   :func:`~lgos_chainlit.discovery.describe_model`) to Chainlit input widgets
+   :func:`~lgos_client.extension.describe_model`) to Chainlit input widgets
    (:func:`schema_to_widgets` returns just the widgets);
 2. :func:`coerce_settings` turns what the settings panel sends back into values
    of the schema's types;
@@ -30,7 +30,7 @@ from chainlit.input_widget import (
     TextInput,
 )
 
-from lgos_chainlit.discovery import ClientSettingsDescriptor
+from lgos_client.extension import ClientSettingsDescriptor
 
 __all__ = [
     "LGOS_SETTINGS_KEY",
