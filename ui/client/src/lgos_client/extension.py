@@ -1,4 +1,4 @@
-"""The ``lgos`` extension of a model: what a chat UI may offer for it.
+"""The ``lgos`` extension of a model: what a chat UI may offer.
 
 OpenAI's ``Model`` has no metadata field, so LGOS publishes a namespaced,
 versioned ``lgos`` object on each model (``langgraph_openai_serve.api.models``;
