@@ -12,12 +12,12 @@ from lgos_chainlit.runtime_settings import (
     coerce_settings,
     humanize,
     schema_to_widgets,
-    settings_metadata,
 )
 from lgos_client.extension import (
     ClientSettingsDescriptor,
     describe_model,
     parse_client_settings,
+    settings_metadata,
 )
 
 SCHEMA = {

@@ -882,6 +882,9 @@ RETRIEVAL_KEYS = frozenset(
 """The ``lgos`` keys only ``GET /v1/models/{id}`` publishes (a listed model
 lacks them; they parse as null and empty)."""
 
+LGOS_SETTINGS_KEY = "lgos_settings"
+"""Responses ``metadata`` key carrying the JSON-encoded runtime settings."""
+
 MODEL_INFO_PATH = "/model/info"
 """LiteLLM's model list with ``model_info``, below the client's base URL
 (``…/v1/model/info``: LiteLLM serves it with and without ``/v1``)."""
@@ -890,6 +893,13 @@ MODEL_INFO_PATH = "/model/info"
 def _is_version(value: object, supported: int) -> TypeGuard[int]:
     """Whether ``value`` is the JSON integer ``supported`` (not a bool or float)."""
     return isinstance(value, int) and not isinstance(value, bool) and value == supported
+
+
+def _lgos_version(value: object, supported: int, what: str) -> int:
+    """Return ``value`` when it is ``supported``; raise ValueError naming it else."""
+    if not _is_version(value, supported):
+        raise ValueError(f"unsupported {what}schema_version {value!r}")
+    return value
 
 
 def _lgos_names(raw: object) -> tuple[str, ...]:
@@ -932,9 +942,7 @@ class ClientSettingsDescriptor(BaseModel):
     @field_validator("schema_version", mode="before")
     @classmethod
     def _settings_version(cls, value: object) -> int:
-        if not _is_version(value, SUPPORTED_SETTINGS_VERSION):
-            raise ValueError(f"unsupported client_settings schema_version {value!r}")
-        return value
+        return _lgos_version(value, SUPPORTED_SETTINGS_VERSION, "client_settings ")
 
     @field_validator("json_schema", mode="before")
     @classmethod
@@ -968,6 +976,37 @@ def parse_client_settings(
         return ClientSettingsDescriptor.model_validate(dict(raw)), None
     except ValidationError as error:
         return None, _lgos_reason(error)
+
+
+def _same_setting(value: Any, default: Any) -> bool:
+    """Equality that does not confuse ``True`` with ``1`` or ``False`` with 0."""
+    if isinstance(value, bool) or isinstance(default, bool):
+        return type(value) is type(default) and value == default
+    return value == default
+
+
+def settings_metadata(
+    values: Mapping[str, Any], defaults: Mapping[str, Any]
+) -> dict[str, str]:
+    """Encode runtime settings as Responses ``metadata``.
+
+    Only values that differ from ``defaults`` (the descriptor's) are sent.
+    Returns ``{"lgos_settings": "<compact JSON object>"}``, or ``{}`` when
+    every value equals its default (the key is then omitted entirely); LGOS
+    validates the object against the graph's settings model.
+
+    >>> settings_metadata({"audience": "expert", "use_history": False},
+    ...                   {"audience": "general", "use_history": False})
+    {'lgos_settings': '{"audience":"expert"}'}
+    """
+    changed = {
+        name: value
+        for name, value in values.items()
+        if name not in defaults or not _same_setting(value, defaults[name])
+    }
+    if not changed:
+        return {}
+    return {LGOS_SETTINGS_KEY: json.dumps(changed, separators=(",", ":"))}
 
 
 class LgosExtension(BaseModel):
@@ -1015,9 +1054,7 @@ class LgosExtension(BaseModel):
     @field_validator("schema_version", mode="before")
     @classmethod
     def _extension_version(cls, value: object) -> int:
-        if not _is_version(value, SUPPORTED_EXTENSION_VERSION):
-            raise ValueError(f"unsupported schema_version {value!r}")
-        return value
+        return _lgos_version(value, SUPPORTED_EXTENSION_VERSION, "")
 
     @field_validator("description", mode="before")
     @classmethod
@@ -1555,7 +1592,6 @@ def carried_items(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 log = logging.getLogger("lgos_pipe")
 
-LGOS_SETTINGS_KEY = "lgos_settings"
 BACKGROUND_FEATURE = "background"
 MCP_TOOLS_FEATURE = "mcp_tools"
 FILE_INPUTS_FEATURE = "file_inputs"
@@ -1753,16 +1789,6 @@ def user_valves_class(specs: Sequence[ValveSpec]) -> type[BaseModel]:
     )
 
 
-def _same(a: object, b: object) -> bool:
-    return (type(a) is type(b) and a == b) or (
-        isinstance(a, int | float)
-        and isinstance(b, int | float)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-        and a == b
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
     """What a model's valves add to its requests."""
@@ -1783,7 +1809,7 @@ def request_options(
     ``{"type": "custom", "name": ...}``).
     """
     defaults = model.client_settings.defaults if model.client_settings else {}
-    changed: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
     tools: list[dict[str, Any]] = []
     background = False
     for spec in specs:
@@ -1791,8 +1817,7 @@ def request_options(
             continue
         value = values.get(spec.name, spec.default)
         if spec.kind == "setting":
-            if spec.key not in defaults or not _same(value, defaults[spec.key]):
-                changed[spec.key] = value
+            settings[spec.key] = value
         elif spec.kind == "tool" and value:
             tools.append(
                 {"type": "web_search"}
@@ -1801,11 +1826,7 @@ def request_options(
             )
         elif spec.kind == "background":
             background = bool(value) and BACKGROUND_FEATURE in model.features
-    metadata = (
-        {LGOS_SETTINGS_KEY: json.dumps(changed, separators=(",", ":"))}
-        if changed
-        else {}
-    )
+    metadata = settings_metadata(settings, defaults)
     return RequestOptions(metadata=metadata, tools=tools, background=background)
 
 

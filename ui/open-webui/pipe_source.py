@@ -61,6 +61,7 @@ from lgos_client.extension import (
     ModelCapabilities,
     describe_model,
     gateway_models,
+    settings_metadata,
 )
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
@@ -79,7 +80,6 @@ from lgos_client.interrupts import (
 
 log = logging.getLogger("lgos_pipe")
 
-LGOS_SETTINGS_KEY = "lgos_settings"
 BACKGROUND_FEATURE = "background"
 MCP_TOOLS_FEATURE = "mcp_tools"
 FILE_INPUTS_FEATURE = "file_inputs"
@@ -277,16 +277,6 @@ def user_valves_class(specs: Sequence[ValveSpec]) -> type[BaseModel]:
     )
 
 
-def _same(a: object, b: object) -> bool:
-    return (type(a) is type(b) and a == b) or (
-        isinstance(a, int | float)
-        and isinstance(b, int | float)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-        and a == b
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
     """What a model's valves add to its requests."""
@@ -307,7 +297,7 @@ def request_options(
     ``{"type": "custom", "name": ...}``).
     """
     defaults = model.client_settings.defaults if model.client_settings else {}
-    changed: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
     tools: list[dict[str, Any]] = []
     background = False
     for spec in specs:
@@ -315,8 +305,7 @@ def request_options(
             continue
         value = values.get(spec.name, spec.default)
         if spec.kind == "setting":
-            if spec.key not in defaults or not _same(value, defaults[spec.key]):
-                changed[spec.key] = value
+            settings[spec.key] = value
         elif spec.kind == "tool" and value:
             tools.append(
                 {"type": "web_search"}
@@ -325,11 +314,7 @@ def request_options(
             )
         elif spec.kind == "background":
             background = bool(value) and BACKGROUND_FEATURE in model.features
-    metadata = (
-        {LGOS_SETTINGS_KEY: json.dumps(changed, separators=(",", ":"))}
-        if changed
-        else {}
-    )
+    metadata = settings_metadata(settings, defaults)
     return RequestOptions(metadata=metadata, tools=tools, background=background)
 
 

@@ -28,7 +28,6 @@ from lgos_chainlit.runtime_settings import (
     SettingField,
     build_setting_fields,
     coerce_settings,
-    settings_metadata,
 )
 from lgos_chainlit.tool_switches import (
     WEB_SEARCH_SETTING,
@@ -43,6 +42,7 @@ from lgos_client.display_file import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
 from lgos_client.extension import (
     ModelCapabilities,
     describe_model,
+    settings_metadata,
 )
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,

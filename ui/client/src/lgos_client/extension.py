@@ -34,6 +34,7 @@ Everything here is pure: no I/O, so it is unit-tested directly.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
@@ -50,6 +51,7 @@ from pydantic import (
 )
 
 __all__ = [
+    "LGOS_SETTINGS_KEY",
     "MODEL_INFO_PATH",
     "NO_GATEWAY_EXTENSION",
     "RETRIEVAL_KEYS",
@@ -63,6 +65,7 @@ __all__ = [
     "find_model",
     "gateway_models",
     "parse_client_settings",
+    "settings_metadata",
     "with_fallback_reason",
 ]
 
@@ -78,6 +81,9 @@ RETRIEVAL_KEYS = frozenset(
 """The ``lgos`` keys only ``GET /v1/models/{id}`` publishes (a listed model
 lacks them; they parse as null and empty)."""
 
+LGOS_SETTINGS_KEY = "lgos_settings"
+"""Responses ``metadata`` key carrying the JSON-encoded runtime settings."""
+
 MODEL_INFO_PATH = "/model/info"
 """LiteLLM's model list with ``model_info``, below the client's base URL
 (``…/v1/model/info``: LiteLLM serves it with and without ``/v1``)."""
@@ -86,6 +92,13 @@ MODEL_INFO_PATH = "/model/info"
 def _is_version(value: object, supported: int) -> TypeGuard[int]:
     """Whether ``value`` is the JSON integer ``supported`` (not a bool or float)."""
     return isinstance(value, int) and not isinstance(value, bool) and value == supported
+
+
+def _lgos_version(value: object, supported: int, what: str) -> int:
+    """Return ``value`` when it is ``supported``; raise ValueError naming it else."""
+    if not _is_version(value, supported):
+        raise ValueError(f"unsupported {what}schema_version {value!r}")
+    return value
 
 
 def _lgos_names(raw: object) -> tuple[str, ...]:
@@ -128,9 +141,7 @@ class ClientSettingsDescriptor(BaseModel):
     @field_validator("schema_version", mode="before")
     @classmethod
     def _settings_version(cls, value: object) -> int:
-        if not _is_version(value, SUPPORTED_SETTINGS_VERSION):
-            raise ValueError(f"unsupported client_settings schema_version {value!r}")
-        return value
+        return _lgos_version(value, SUPPORTED_SETTINGS_VERSION, "client_settings ")
 
     @field_validator("json_schema", mode="before")
     @classmethod
@@ -164,6 +175,37 @@ def parse_client_settings(
         return ClientSettingsDescriptor.model_validate(dict(raw)), None
     except ValidationError as error:
         return None, _lgos_reason(error)
+
+
+def _same_setting(value: Any, default: Any) -> bool:
+    """Equality that does not confuse ``True`` with ``1`` or ``False`` with 0."""
+    if isinstance(value, bool) or isinstance(default, bool):
+        return type(value) is type(default) and value == default
+    return value == default
+
+
+def settings_metadata(
+    values: Mapping[str, Any], defaults: Mapping[str, Any]
+) -> dict[str, str]:
+    """Encode runtime settings as Responses ``metadata``.
+
+    Only values that differ from ``defaults`` (the descriptor's) are sent.
+    Returns ``{"lgos_settings": "<compact JSON object>"}``, or ``{}`` when
+    every value equals its default (the key is then omitted entirely); LGOS
+    validates the object against the graph's settings model.
+
+    >>> settings_metadata({"audience": "expert", "use_history": False},
+    ...                   {"audience": "general", "use_history": False})
+    {'lgos_settings': '{"audience":"expert"}'}
+    """
+    changed = {
+        name: value
+        for name, value in values.items()
+        if name not in defaults or not _same_setting(value, defaults[name])
+    }
+    if not changed:
+        return {}
+    return {LGOS_SETTINGS_KEY: json.dumps(changed, separators=(",", ":"))}
 
 
 class LgosExtension(BaseModel):
@@ -211,9 +253,7 @@ class LgosExtension(BaseModel):
     @field_validator("schema_version", mode="before")
     @classmethod
     def _extension_version(cls, value: object) -> int:
-        if not _is_version(value, SUPPORTED_EXTENSION_VERSION):
-            raise ValueError(f"unsupported schema_version {value!r}")
-        return value
+        return _lgos_version(value, SUPPORTED_EXTENSION_VERSION, "")
 
     @field_validator("description", mode="before")
     @classmethod
