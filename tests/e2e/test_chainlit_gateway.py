@@ -26,7 +26,6 @@ import openai
 import pytest
 from playwright.sync_api import expect
 
-from lgos_chainlit.discovery import NO_GATEWAY_EXTENSION, ModelCapabilities
 from lgos_chainlit.model_catalog import (
     discover_models,
     load_session,
@@ -35,6 +34,7 @@ from lgos_chainlit.session import (
     ChatSession,
 )
 from lgos_client.api_errors import format_api_error
+from lgos_client.extension import NO_GATEWAY_EXTENSION, ModelCapabilities
 from tests.e2e.chainlit_page import (
     BACKGROUND_STEPS,
     CHART,

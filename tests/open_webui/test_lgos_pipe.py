@@ -345,9 +345,13 @@ def test_models_from_the_gateways_model_info() -> None:
     ]
     models = lgos_pipe.models_from_model_info({"data": data})
     assert list(models) == ["chat", "writer", "plain"]
-    assert models["chat"].defaults == {"use_history": False, "audience": "general"}
+    chat_settings = models["chat"].client_settings
+    assert chat_settings is not None
+    assert chat_settings.defaults == {"use_history": False, "audience": "general"}
     assert models["chat"].description.startswith("Chat that writes")
-    assert models["plain"] == lgos_pipe.LgosModel(id="plain")
+    assert models["plain"] == lgos_pipe.ModelCapabilities(
+        "plain", None, lgos_pipe.NO_GATEWAY_EXTENSION
+    )
     with pytest.raises(ValueError):
         lgos_pipe.models_from_model_info({"error": "no"})
 

@@ -7,16 +7,16 @@ from chainlit.input_widget import NumberInput, Select, Slider, Switch, TextInput
 from openai.types import Model
 from pydantic import BaseModel, ConfigDict, Field
 
-from lgos_chainlit.discovery import (
-    ClientSettingsDescriptor,
-    describe_model,
-    parse_client_settings,
-)
 from lgos_chainlit.runtime_settings import (
     build_setting_fields,
     coerce_settings,
     humanize,
     schema_to_widgets,
+)
+from lgos_client.extension import (
+    ClientSettingsDescriptor,
+    describe_model,
+    parse_client_settings,
     settings_metadata,
 )
 
@@ -56,7 +56,9 @@ def lgos_model(**lgos: object) -> Model:
 
 
 def descriptor(schema: dict, defaults: dict | None = None) -> ClientSettingsDescriptor:
-    return ClientSettingsDescriptor(1, schema, defaults or {})
+    return ClientSettingsDescriptor(
+        schema_version=1, json_schema=schema, defaults=defaults or {}
+    )
 
 
 # -- describe_model ---------------------------------------------------------
@@ -167,7 +169,9 @@ def test_parse_client_settings_shapes() -> None:
     assert parse_client_settings({"schema_version": 1, "json_schema": 3})[0] is None
     parsed, reason = parse_client_settings({"schema_version": 1, "json_schema": {}})
     assert reason is None
-    assert parsed == ClientSettingsDescriptor(1, {}, {})
+    assert parsed == ClientSettingsDescriptor(
+        schema_version=1, json_schema={}, defaults={}
+    )
 
 
 # -- widgets ----------------------------------------------------------------

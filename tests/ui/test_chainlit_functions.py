@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from lgos_chainlit.discovery import describe_model
 from lgos_chainlit.session import ChatSession
+from lgos_client.extension import describe_model
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
     FunctionCall,

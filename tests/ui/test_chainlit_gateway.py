@@ -27,13 +27,6 @@ import pytest
 from chainlit.input_widget import Select, Switch
 from pydantic import ValidationError
 
-from lgos_chainlit.discovery import (
-    NO_GATEWAY_EXTENSION,
-    ModelInfoError,
-    find_model,
-    gateway_models,
-    with_fallback_reason,
-)
 from lgos_chainlit.model_catalog import (
     discover_models,
     first_model_id,
@@ -50,6 +43,13 @@ from lgos_client.api_errors import (
     error_text,
     format_api_error,
     unwrap_gateway_error,
+)
+from lgos_client.extension import (
+    NO_GATEWAY_EXTENSION,
+    ModelInfoError,
+    find_model,
+    gateway_models,
+    with_fallback_reason,
 )
 
 MODEL_INFO: dict[str, Any] = json.loads(

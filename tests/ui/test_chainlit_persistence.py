@@ -37,7 +37,6 @@ from chainlit.utils import utc_now
 
 from lgos_chainlit.auth_secret import AUTH_SECRET_ENV, ensure_auth_secret
 from lgos_chainlit.chat_state import wait_for_saved_messages
-from lgos_chainlit.discovery import describe_model
 from lgos_chainlit.file_messages import DISPLAY_CALL_KEY
 from lgos_chainlit.history_schema import TABLES, schema_statements
 from lgos_chainlit.ledger import Conversation
@@ -52,6 +51,7 @@ from lgos_chainlit.session import WEB_SEARCH_SETTING, ChatSession
 from lgos_chainlit.settings import ChainlitSettings
 from lgos_chainlit.view import ChainlitTurnView
 from lgos_client.display_file import DISPLAY_FILE_OK
+from lgos_client.extension import describe_model
 from lgos_client.functions import LOCAL_FUNCTIONS, FunctionCall, execute_call
 from lgos_client.interrupts import PendingPause
 from tests.pg import ADMIN_URI

@@ -56,6 +56,13 @@ from lgos_client.display_file import (
     display_file_failure,
     fetch_display_file,
 )
+from lgos_client.extension import (
+    MODEL_INFO_PATH,
+    ModelCapabilities,
+    describe_model,
+    gateway_models,
+    settings_metadata,
+)
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
     FunctionCall,
@@ -82,7 +89,6 @@ from lgos_client.stream import (
 
 log = logging.getLogger("lgos_pipe")
 
-LGOS_SETTINGS_KEY = "lgos_settings"
 BACKGROUND_FEATURE = "background"
 MCP_TOOLS_FEATURE = "mcp_tools"
 FILE_INPUTS_FEATURE = "file_inputs"
@@ -98,75 +104,23 @@ EventEmitter = Callable[[dict[str, Any]], Awaitable[Any]]
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class LgosModel:
-    """One LGOS model (graph) and the parts of its ``lgos`` extension we use."""
-
-    id: str
-    description: str = ""
-    features: tuple[str, ...] = ()
-    json_schema: Mapping[str, Any] = field(default_factory=dict)
-    defaults: Mapping[str, Any] = field(default_factory=dict)
-    client_tools: tuple[str, ...] = ()
-    server_tools: tuple[str, ...] = ()
-
-    @classmethod
-    def from_model(cls, model: Mapping[str, Any]) -> LgosModel:
-        """Read a ``GET /v1/models/{id}`` object (the ``lgos`` key optional)."""
-        ext = model.get("lgos")
-        ext = ext if isinstance(ext, Mapping) else {}
-        settings = ext.get("client_settings")
-        settings = settings if isinstance(settings, Mapping) else {}
-        schema = settings.get("json_schema")
-        defaults = settings.get("defaults")
-
-        def names(key: str) -> tuple[str, ...]:
-            value = ext.get(key)
-            if not isinstance(value, list):
-                return ()
-            return tuple(str(v) for v in value if isinstance(v, str))
-
-        return cls(
-            id=str(model.get("id", "")),
-            description=str(ext.get("description") or ""),
-            features=names("features"),
-            json_schema=schema if isinstance(schema, Mapping) else {},
-            defaults=defaults if isinstance(defaults, Mapping) else {},
-            client_tools=names("client_tools"),
-            server_tools=names("server_tools"),
-        )
-
-    @property
-    def background(self) -> bool:
-        """Whether the model accepts ``background=true``."""
-        return BACKGROUND_FEATURE in self.features
+# Each model is the client core's ModelCapabilities (lgos_client.extension):
+# describe_model reads a retrieved model's ``lgos``, gateway_models LiteLLM's
+# /model/info. A model with no usable extension chats with no settings.
 
 
-def models_from_model_info(payload: object) -> dict[str, LgosModel]:
-    """Read a LiteLLM gateway's ``GET /v1/model/info``.
+def models_from_model_info(payload: object) -> dict[str, ModelCapabilities]:
+    """Read a LiteLLM gateway's ``GET /v1/model/info``, by model name.
 
     One model per ``model_name``, in the order of its first deployment, with
     the ``model_info.lgos`` of its first deployment that has one (the LGOS
     model sync copies it there); a model without one chats with no settings.
+
+    Raises:
+        ModelInfoError: (a ``ValueError``) when the body has no data list.
+
     """
-    data = payload.get("data") if isinstance(payload, Mapping) else None
-    if not isinstance(data, list):
-        raise ValueError("not a /model/info answer (no data list)")
-    extensions: dict[str, Mapping[str, Any] | None] = {}
-    for deployment in data:
-        if not isinstance(deployment, Mapping):
-            continue
-        name = deployment.get("model_name")
-        if not isinstance(name, str) or not name:
-            continue
-        info = deployment.get("model_info")
-        ext = info.get("lgos") if isinstance(info, Mapping) else None
-        if extensions.get(name) is None:  # new, or no extension seen yet
-            extensions[name] = ext if isinstance(ext, Mapping) else None
-    return {
-        name: LgosModel.from_model({"id": name, "lgos": ext})
-        for name, ext in extensions.items()
-    }
+    return {model.model_id: model for model in gateway_models(payload)}
 
 
 # --------------------------------------------------------------------------
@@ -205,15 +159,16 @@ class ValveSpec:
         return valve_name(self.model, prefix + self.key)
 
 
-def _setting_specs(model: LgosModel) -> list[ValveSpec]:
-    properties = model.json_schema.get("properties")
-    if not isinstance(properties, Mapping):
+def _setting_specs(model: ModelCapabilities) -> list[ValveSpec]:
+    settings = model.client_settings
+    properties = settings.json_schema.get("properties") if settings else None
+    if settings is None or not isinstance(properties, Mapping):
         return []
     specs: list[ValveSpec] = []
     for key, prop in properties.items():
         if not isinstance(prop, Mapping):
             continue
-        default = model.defaults.get(key, prop.get("default"))
+        default = settings.defaults.get(key, prop.get("default"))
         title = f"{model.id}: {prop.get('title') or key}"
         description = str(prop.get("description") or "")
         enum = prop.get("enum")
@@ -260,7 +215,7 @@ def _setting_specs(model: LgosModel) -> list[ValveSpec]:
     return specs
 
 
-def valve_specs(models: Sequence[LgosModel]) -> list[ValveSpec]:
+def valve_specs(models: Sequence[ModelCapabilities]) -> list[ValveSpec]:
     """Every user valve for ``models``, in model order.
 
     Per model: its runtime settings (``lgos.client_settings``, defaults from
@@ -284,7 +239,7 @@ def valve_specs(models: Sequence[LgosModel]) -> list[ValveSpec]:
                     description=f"Offer the server tool {tool} to {model.id}.",
                 )
             )
-        if model.background:
+        if BACKGROUND_FEATURE in model.features:
             specs.append(
                 ValveSpec(
                     model=model.id,
@@ -331,16 +286,6 @@ def user_valves_class(specs: Sequence[ValveSpec]) -> type[BaseModel]:
     )
 
 
-def _same(a: object, b: object) -> bool:
-    return (type(a) is type(b) and a == b) or (
-        isinstance(a, int | float)
-        and isinstance(b, int | float)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-        and a == b
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
     """What a model's valves add to its requests."""
@@ -351,7 +296,7 @@ class RequestOptions:
 
 
 def request_options(
-    model: LgosModel, values: Mapping[str, Any], specs: Sequence[ValveSpec]
+    model: ModelCapabilities, values: Mapping[str, Any], specs: Sequence[ValveSpec]
 ) -> RequestOptions:
     """Turn the user's valve values into a request's metadata, tools, mode.
 
@@ -360,7 +305,8 @@ def request_options(
     selects the switched-on server tools (``{"type": "web_search"}`` or
     ``{"type": "custom", "name": ...}``).
     """
-    changed: dict[str, Any] = {}
+    defaults = model.client_settings.defaults if model.client_settings else {}
+    settings: dict[str, Any] = {}
     tools: list[dict[str, Any]] = []
     background = False
     for spec in specs:
@@ -368,10 +314,7 @@ def request_options(
             continue
         value = values.get(spec.name, spec.default)
         if spec.kind == "setting":
-            if spec.key not in model.defaults or not _same(
-                value, model.defaults[spec.key]
-            ):
-                changed[spec.key] = value
+            settings[spec.key] = value
         elif spec.kind == "tool" and value:
             tools.append(
                 {"type": "web_search"}
@@ -379,12 +322,8 @@ def request_options(
                 else {"type": "custom", "name": spec.key}
             )
         elif spec.kind == "background":
-            background = bool(value) and model.background
-    metadata = (
-        {LGOS_SETTINGS_KEY: json.dumps(changed, separators=(",", ":"))}
-        if changed
-        else {}
-    )
+            background = bool(value) and BACKGROUND_FEATURE in model.features
+    metadata = settings_metadata(settings, defaults)
     return RequestOptions(metadata=metadata, tools=tools, background=background)
 
 
@@ -1091,7 +1030,7 @@ class Pipe:
     def __init__(self) -> None:
         """Start with default valves; models are discovered on first use."""
         self.valves = self.Valves()
-        self.models: dict[str, LgosModel] = {}
+        self.models: dict[str, ModelCapabilities] = {}
         self.specs: list[ValveSpec] = []
         self._models_at = 0.0
         self.client_factory: Callable[[], AsyncOpenAI] | None = None
@@ -1191,21 +1130,23 @@ class Pipe:
             self._store = StateStore(path)
         return self._store
 
-    async def discover(self, *, force: bool = False) -> dict[str, LgosModel]:
+    async def discover(self, *, force: bool = False) -> dict[str, ModelCapabilities]:
         """List LGOS's models and retrieve each one's ``lgos`` extension."""
         fresh = time.monotonic() - self._models_at < self.valves.MODELS_CACHE_SECONDS
         if self.models and fresh and not force:
             return self.models
         client = self.client()
-        models: dict[str, LgosModel] | None = None
+        models: dict[str, ModelCapabilities] | None = None
         if self.valves.DISCOVERY == "litellm":
             try:
-                info = await client.get("/model/info", cast_to=object)
+                info = await client.get(MODEL_INFO_PATH, cast_to=object)
                 models = models_from_model_info(info)
             except Exception as error:  # an older LiteLLM, a wrong key, not LiteLLM
                 log.warning("the gateway's /model/info failed: %s", error)
                 listed = [model.id async for model in client.models.list()]
-                models = {model_id: LgosModel(id=model_id) for model_id in listed}
+                models = {
+                    model_id: ModelCapabilities(model_id, None) for model_id in listed
+                }
         if models is None:
             listed = [model.id async for model in client.models.list()]
             models = {}
@@ -1213,9 +1154,7 @@ class Pipe:
                 # A gateway that does not route model retrieval (Bifrost's
                 # /v1 answers an HTML page) gives no object: a plain model.
                 model = await client.models.retrieve(model_id)
-                models[model_id] = LgosModel.from_model(
-                    {**_dump(model), "id": model_id}
-                )
+                models[model_id] = describe_model({**_dump(model), "id": model_id})
         self.models = models
         self.specs = valve_specs(list(models.values()))
         self.UserValves = user_valves_class(self.specs)
@@ -1268,7 +1207,7 @@ class Pipe:
         model = models.get(model_id)
         if model is None:
             models = await self.discover(force=True)
-            model = models.get(model_id) or LgosModel(id=model_id)
+            model = models.get(model_id) or ModelCapabilities(model_id, None)
         raw_valves = (__user__ or {}).get("valves")
         values = _dump(raw_valves)
         options = request_options(model, values, self.specs)
@@ -1339,7 +1278,7 @@ class Pipe:
 
     async def _user_turn(
         self,
-        model: LgosModel,
+        model: ModelCapabilities,
         ledger: list[dict[str, Any]],
         metadata: Mapping[str, Any] | None,
         items: object,
@@ -1387,7 +1326,7 @@ class Turn:
     """One user turn: requests to LGOS until an answer, pause or failure."""
 
     client: AsyncOpenAI
-    model: LgosModel
+    model: ModelCapabilities
     emit: EventEmitter
     files: AsyncOpenAI | None = None
     ask: EventEmitter | None = None

@@ -1,6 +1,6 @@
 """Which models the UI offers, and the full extension of the one a chat uses.
 
-The I/O around :mod:`lgos_chainlit.discovery` (which only parses): with
+The I/O around :mod:`lgos_client.extension` (which only parses): with
 ``DEMO_CHAINLIT_DISCOVERY=lgos`` the models come from LGOS's
 ``GET /v1/models`` and ``GET /v1/models/{id}``; with ``litellm`` from a
 LiteLLM gateway's native ``GET /model/info``, whose ``model_info.lgos`` the
@@ -26,7 +26,10 @@ import openai
 from openai import AsyncOpenAI
 from openai.types import Model
 
-from lgos_chainlit.discovery import (
+from lgos_chainlit.session import ChatSession
+from lgos_client.api_errors import format_api_error
+from lgos_client.extension import (
+    MODEL_INFO_PATH,
     ModelCapabilities,
     ModelInfoError,
     describe_model,
@@ -34,12 +37,9 @@ from lgos_chainlit.discovery import (
     gateway_models,
     with_fallback_reason,
 )
-from lgos_chainlit.session import ChatSession
-from lgos_client.api_errors import format_api_error
 
 __all__ = [
     "LITELLM_DISCOVERY",
-    "MODEL_INFO_PATH",
     "UNROUTED_RETRIEVE",
     "discover_models",
     "first_model_id",
@@ -50,9 +50,6 @@ logger = logging.getLogger(__name__)
 
 LITELLM_DISCOVERY = "litellm"
 """``DEMO_CHAINLIT_DISCOVERY`` value reading a LiteLLM gateway's ``/model/info``."""
-MODEL_INFO_PATH = "/model/info"
-"""LiteLLM's model list with ``model_info``, below the client's base URL
-(``…/v1/model/info``: LiteLLM serves it with and without ``/v1``)."""
 
 
 UNROUTED_RETRIEVE = (

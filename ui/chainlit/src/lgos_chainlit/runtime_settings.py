@@ -4,17 +4,17 @@ Everything here is pure: no I/O and no Chainlit context (only its widget
 classes), so it is unit-tested directly. The flow for one chat:
 
 1. :func:`build_setting_fields` maps the descriptor's JSON Schema (from
-   :func:`~lgos_chainlit.discovery.describe_model`) to Chainlit input widgets
+   :func:`~lgos_client.extension.describe_model`) to Chainlit input widgets
    (:func:`schema_to_widgets` returns just the widgets);
 2. :func:`coerce_settings` turns what the settings panel sends back into values
    of the schema's types;
-3. :func:`settings_metadata` encodes the values that differ from the defaults as
-   the ``lgos_settings`` metadata entry of a Responses request.
+3. :func:`~lgos_client.extension.settings_metadata` (the client core) encodes
+   the values that differ from the defaults as the ``lgos_settings`` metadata
+   entry of a Responses request.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -30,20 +30,15 @@ from chainlit.input_widget import (
     TextInput,
 )
 
-from lgos_chainlit.discovery import ClientSettingsDescriptor
+from lgos_client.extension import ClientSettingsDescriptor
 
 __all__ = [
-    "LGOS_SETTINGS_KEY",
     "SettingField",
     "build_setting_fields",
     "coerce_settings",
     "humanize",
     "schema_to_widgets",
-    "settings_metadata",
 ]
-
-LGOS_SETTINGS_KEY = "lgos_settings"
-"""Responses ``metadata`` key carrying the JSON-encoded runtime settings."""
 
 SettingKind = Literal["boolean", "enum", "integer", "number", "string"]
 
@@ -365,33 +360,3 @@ def coerce_settings(
         for name, value in values.items()
         if name in by_name
     }
-
-
-def _same(value: Any, default: Any) -> bool:
-    """Equality that does not confuse ``True`` with ``1`` or ``False`` with 0."""
-    if isinstance(value, bool) or isinstance(default, bool):
-        return type(value) is type(default) and value == default
-    return value == default
-
-
-def settings_metadata(
-    values: Mapping[str, Any], defaults: Mapping[str, Any]
-) -> dict[str, str]:
-    """Encode runtime settings as Responses ``metadata``.
-
-    Only values that differ from ``defaults`` are sent. Returns
-    ``{"lgos_settings": "<compact JSON object>"}``, or ``{}`` when every value
-    equals its default (the key is then omitted entirely).
-
-    >>> settings_metadata({"audience": "expert", "use_history": False},
-    ...                   {"audience": "general", "use_history": False})
-    {'lgos_settings': '{"audience":"expert"}'}
-    """
-    changed = {
-        name: value
-        for name, value in values.items()
-        if name not in defaults or not _same(value, defaults[name])
-    }
-    if not changed:
-        return {}
-    return {LGOS_SETTINGS_KEY: json.dumps(changed, separators=(",", ":"))}

@@ -21,10 +21,6 @@ from chainlit.config import (
 from chainlit.input_widget import InputWidget, Select, Switch
 from chainlit.types import ChatProfile
 
-from lgos_chainlit.discovery import (
-    ModelCapabilities,
-    describe_model,
-)
 from lgos_chainlit.ledger import Conversation
 from lgos_chainlit.mcp_tools import MCP_TOOLS_FEATURE
 from lgos_chainlit.mcp_toolset import McpToolset
@@ -32,7 +28,6 @@ from lgos_chainlit.runtime_settings import (
     SettingField,
     build_setting_fields,
     coerce_settings,
-    settings_metadata,
 )
 from lgos_chainlit.tool_switches import (
     WEB_SEARCH_SETTING,
@@ -44,6 +39,11 @@ from lgos_chainlit.tool_switches import (
     switch_value,
 )
 from lgos_client.display_file import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
+from lgos_client.extension import (
+    ModelCapabilities,
+    describe_model,
+    settings_metadata,
+)
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
     ClientFunction,

@@ -1,7 +1,7 @@
 """The chat settings' switches for a graph's server tools, and what they select.
 
 A retrieved model's ``lgos.server_tools`` names the tools its graph runs itself
-(:attr:`~lgos_chainlit.discovery.ModelCapabilities.server_tools`). The UI offers
+(:attr:`~lgos_client.extension.ModelCapabilities.server_tools`). The UI offers
 one switch per tool in the chat settings panel:
 
 - ``web_search``: a "Web search" switch, **on** by default (the research
