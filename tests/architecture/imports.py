@@ -16,6 +16,7 @@ SOURCE_ROOTS = (
     ROOT / "lgos" / "src",
     ROOT / "demo" / "api" / "src",
     ROOT / "demo" / "files" / "src",
+    ROOT / "ui" / "client" / "src",
     ROOT / "ui" / "chainlit" / "src",
     ROOT / "demo" / "launcher" / "src",
 )

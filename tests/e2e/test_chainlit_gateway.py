@@ -34,7 +34,8 @@ from lgos_chainlit.session import (
     ChatSession,
 )
 from lgos_client.api_errors import format_api_error
-from lgos_client.extension import NO_GATEWAY_EXTENSION, ModelCapabilities
+from lgos_client.extension import ModelCapabilities
+from lgos_client.gateway_models import NO_GATEWAY_EXTENSION
 from tests.e2e.chainlit_page import (
     BACKGROUND_STEPS,
     CHART,

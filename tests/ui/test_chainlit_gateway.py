@@ -44,7 +44,7 @@ from lgos_client.api_errors import (
     format_api_error,
     unwrap_gateway_error,
 )
-from lgos_client.extension import (
+from lgos_client.gateway_models import (
     NO_GATEWAY_EXTENSION,
     ModelInfoError,
     find_model,

@@ -56,13 +56,7 @@ from lgos_client.display_file import (
     display_file_failure,
     fetch_display_file,
 )
-from lgos_client.extension import (
-    MODEL_INFO_PATH,
-    ModelCapabilities,
-    describe_model,
-    gateway_models,
-    settings_metadata,
-)
+from lgos_client.extension import ModelCapabilities, describe_model, settings_metadata
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
     FunctionCall,
@@ -71,6 +65,7 @@ from lgos_client.functions import (
     execute_call,
     function_tool,
 )
+from lgos_client.gateway_models import MODEL_INFO_PATH, gateway_models
 from lgos_client.interrupts import (
     INTERRUPT_FUNCTION,
     InterruptQuestion,

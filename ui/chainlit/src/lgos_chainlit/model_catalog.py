@@ -28,11 +28,10 @@ from openai.types import Model
 
 from lgos_chainlit.session import ChatSession
 from lgos_client.api_errors import format_api_error
-from lgos_client.extension import (
+from lgos_client.extension import ModelCapabilities, describe_model
+from lgos_client.gateway_models import (
     MODEL_INFO_PATH,
-    ModelCapabilities,
     ModelInfoError,
-    describe_model,
     find_model,
     gateway_models,
     with_fallback_reason,

@@ -39,11 +39,7 @@ from lgos_chainlit.tool_switches import (
     switch_value,
 )
 from lgos_client.display_file import DISPLAY_FILE, DISPLAY_FILE_FUNCTION
-from lgos_client.extension import (
-    ModelCapabilities,
-    describe_model,
-    settings_metadata,
-)
+from lgos_client.extension import ModelCapabilities, describe_model, settings_metadata
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
     ClientFunction,
