@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from lgos_chainlit.literal_text import StreamedMarkdown, protect_markdown
 from lgos_chainlit.rendering import (
-    AnswerText,
-    UrlCitation,
     render_answer,
     render_answered,
     render_question,
     render_refusal,
+)
+from lgos_client.items import (
+    AnswerText,
+    UrlCitation,
 )
 
 URL = "https://docs.example.com/serve:factory"

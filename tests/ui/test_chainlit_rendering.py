@@ -1,20 +1,22 @@
 """Pure rendering: answers, citations and Sources, refusals, notes, steps."""
 
 from lgos_chainlit.rendering import (
-    AnswerText,
     Source,
-    UrlCitation,
-    answer_texts,
     commentary_title,
     failure_note,
     incomplete_note,
     link_citations,
-    refusal_text,
     render_answer,
     render_function_step,
     render_refusal,
     render_response,
     render_sources,
+)
+from lgos_client.items import (
+    AnswerText,
+    UrlCitation,
+    answer_texts,
+    refusal_text,
 )
 
 CHAT_URL = "https://platform.openai.com/docs/api-reference/chat"

@@ -27,22 +27,14 @@ from lgos_chainlit.literal_text import protect_markdown
 from lgos_client.items import (
     AnswerText,
     UrlCitation,
-    answer_texts,
-    message_phase,
-    refusal_text,
 )
 
 __all__ = [
-    "AnswerText",
     "Source",
-    "UrlCitation",
-    "answer_texts",
     "commentary_title",
     "failure_note",
     "incomplete_note",
     "link_citations",
-    "message_phase",
-    "refusal_text",
     "render_answer",
     "render_answered",
     "render_custom_tool_step",
