@@ -220,3 +220,24 @@ async def test_broken_continuations_fail_before_the_graph(
             stream=stream,
         )
     assert seen.contexts == []
+
+
+async def test_chat_tool_result_for_an_interrupt_call_has_no_responses_hint(
+    setup: Any,
+) -> None:
+    """Chat Completions has no previous_response_id: an orphan tool result
+    with an interrupt's call ID is refused without the Responses hint."""
+    seen, client = setup
+    import openai
+
+    with pytest.raises(openai.BadRequestError) as caught:
+        await client.chat.completions.create(
+            model="adapters",
+            messages=[
+                {"role": "user", "content": "x"},
+                {"role": "tool", "tool_call_id": "call_lg_x", "content": "1"},
+            ],
+        )
+    message = caught.value.body["message"]  # type: ignore[index]
+    assert message == "The output for 'call_lg_x' answers no earlier call."
+    assert seen.contexts == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -62,11 +62,18 @@ def tool_call_arguments(args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
 
 
-def check_tool_exchanges(messages: Iterable[BaseMessage], *, param: str) -> None:
+def check_tool_exchanges(
+    messages: Iterable[BaseMessage],
+    *,
+    param: str,
+    orphan_hint: Callable[[str], str] | None = None,
+) -> None:
     """Require exactly one result for every replayed tool call, and vice versa.
 
     Rule source: OpenAI's function-calling contract — each replayed call needs
     one matching output of the same type; LGOS checks it before the graph runs.
+    ``orphan_hint(call_id)`` adds to the message of an output that answers no
+    call (the Responses API says how to answer a paused run's question).
 
     Raises:
         InvalidRequestError: A call without a result, a duplicate result, or
@@ -92,13 +99,7 @@ def check_tool_exchanges(messages: Iterable[BaseMessage], *, param: str) -> None
                     f"The call '{call_id}' has more than one output.", param=param
                 )
             if call_id not in pending:
-                hint = ""
-                if call_id.startswith("call_lg_"):
-                    # An interrupt's call: its question is in the paused Response.
-                    hint = (
-                        " To answer a paused run's question, send "
-                        "previous_response_id: the paused Response's id."
-                    )
+                hint = orphan_hint(call_id) if orphan_hint else ""
                 raise InvalidRequestError(
                     f"The output for '{call_id}' answers no earlier call.{hint}",
                     param=param,

@@ -16,7 +16,10 @@ from langgraph_openai_serve.api.messages import (
     file_block,
     parse_arguments,
 )
-from langgraph_openai_serve.api.responses.interrupts import INTERRUPT_FUNCTION_NAME
+from langgraph_openai_serve.api.responses.interrupts import (
+    INTERRUPT_FUNCTION_NAME,
+    unmatched_answer_hint,
+)
 from langgraph_openai_serve.api.responses.responses_request import (
     CustomToolCallItem,
     CustomToolCallOutputItem,
@@ -174,7 +177,7 @@ def input_messages(request: ResponseCreateRequest) -> list[BaseMessage]:
             # A finished built-in search: history for the graph's model.
             messages.append(AIMessage(content=[item.model_dump()]))
     if kinds or outputs:  # else there is no call and no output to match
-        check_tool_exchanges(messages, param="input")
+        check_tool_exchanges(messages, param="input", orphan_hint=unmatched_answer_hint)
     if interrupt_calls:
         _refuse_replayed_answers(request.input, interrupt_calls)
     return messages

@@ -65,6 +65,7 @@ __all__ = [
     "parse_run_id",
     "request_fingerprint",
     "resume_error",
+    "unmatched_answer_hint",
 ]
 
 INTERRUPT_FUNCTION_NAME = "lgos_interrupt"
@@ -105,6 +106,21 @@ def interrupt_call_id(
     """Return the call ID binding ``interrupt_id`` to this Response and generation."""
     token = _token(batch.checkpoint_key, nonce, batch.checkpoint_id, interrupt_id)
     return f"call_lg_{token}_{nonce}_{interrupt_id}"
+
+
+def unmatched_answer_hint(call_id: str) -> str:
+    """Say how to answer a paused run, for an output that answers no call.
+
+    An interrupt's call (``call_lg_...``) is in the paused Response, not in
+    the input, so its answer needs that Response's ID; any other call ID gets
+    no hint (empty string).
+    """
+    if not call_id.startswith("call_lg_"):
+        return ""
+    return (
+        " To answer a paused run's question, send previous_response_id: the"
+        " paused Response's id."
+    )
 
 
 def parse_interrupt_response_id(response_id: str) -> tuple[uuid.UUID, str]:
