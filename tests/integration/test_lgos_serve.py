@@ -168,6 +168,54 @@ def test_a_factory_returning_none_exits_2_with_one_line_before_the_traceback(
     assert result.stderr.index(errors[0]) < result.stderr.index("Traceback")
 
 
+NO_CHECKPOINTER = """
+from langgraph_openai_serve import GraphConfig, GraphFeature, GraphRegistry
+from tests.lgos.graphs import make_registry
+
+
+def create_registry(resources):
+    graph = next(iter(make_registry().graphs.values())).graph  # no checkpointer
+    config = GraphConfig(
+        graph=graph, description="asks", features={GraphFeature.INTERRUPTS}
+    )
+    return GraphRegistry(
+        graphs={"asks": config}, run_coordinator=resources.run_coordinator
+    )
+"""
+
+
+def test_a_registry_the_factory_cannot_build_exits_2_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    """GraphConfig refuses an interrupt graph compiled without a checkpointer:
+    the reason is one ERROR line (before Uvicorn's traceback), exit status 2."""
+    (tmp_path / "my_app.py").write_text(NO_CHECKPOINTER)
+    env = {k: v for k, v in os.environ.items() if k != "LGOS_LOG_FORMAT"}
+    result = subprocess.run(
+        [
+            *lgos_command(),
+            "serve",
+            "my_app:create_registry",
+            "--port",
+            str(free_port()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT), "LGOS_LOG_FORMAT": "text"},
+    )
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if " ERROR " in line]
+    assert (
+        "The registry factory failed: GraphConfig: Interrupt graphs need an async "
+        "checkpointer"
+    ) in errors[0]
+    assert "builder.compile(checkpointer=resources.checkpointer)" in errors[0]
+    assert "errors.pydantic.dev" not in errors[0]
+    assert result.stderr.index(errors[0]) < result.stderr.index("Traceback")
+
+
 GOOD_FACTORY = """
 from tests.lgos.graphs import make_registry
 

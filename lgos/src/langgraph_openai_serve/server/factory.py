@@ -16,6 +16,7 @@ import logging
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
+from pydantic import ValidationError
 from starlette.applications import Starlette
 
 from langgraph_openai_serve.graph.registry import GraphRegistry
@@ -43,14 +44,15 @@ class RegistryFactoryError(TypeError):
 
 
 _factory_failures: list[str] = []
-"""The messages of this process's :class:`RegistryFactoryError` at startup."""
+"""The messages of this process's registry factory failures at startup."""
 
 
 def registry_factory_failed() -> bool:
-    """Whether an app of this process stopped starting on :class:`RegistryFactoryError`.
+    """Whether an app of this process stopped starting on its registry factory.
 
-    ``lgos serve`` asks it when Uvicorn's startup failed, to exit with
-    status 2 (a wrong factory) instead of Uvicorn's 3.
+    True after :class:`RegistryFactoryError`, or a ``ValueError``/``TypeError``
+    the factory raised. ``lgos serve`` asks it when Uvicorn's startup failed,
+    to exit with status 2 (a wrong factory) instead of Uvicorn's 3.
     """
     return bool(_factory_failures)
 
@@ -129,6 +131,16 @@ def load_factory(path: str) -> RegistryFactory:
     return factory  # type: ignore[return-value]
 
 
+def _reason(exc: ValueError | TypeError) -> str:
+    """One line of what the factory raised; a pydantic error as model: reason."""
+    if isinstance(exc, ValidationError):
+        reasons = [
+            str(error["msg"]).removeprefix("Value error, ") for error in exc.errors()
+        ]
+        return f"{exc.title}: {'; '.join(reasons)}"
+    return " ".join(line.strip() for line in str(exc).splitlines()) or repr(exc)
+
+
 async def enter_registry(
     stack: AsyncExitStack, factory: RegistryFactory, resources: ServerResources
 ) -> GraphRegistry:
@@ -139,13 +151,26 @@ async def enter_registry(
             GraphRegistry (a ``TypeError``); the message names what it
             returned and the ``return`` it needs, and is logged at ERROR
             first.
+        ValueError, TypeError: As the factory raised them (a GraphRegistry or
+            GraphConfig refusing its arguments, a pydantic ``ValidationError``
+            among them), after logging their message as one ERROR line; ``lgos
+            serve`` then exits with status 2 too.
 
     """
-    made = factory(resources)
-    if isinstance(made, AbstractAsyncContextManager):
-        registry = await stack.enter_async_context(made)
-    else:
-        registry = made
+    try:
+        made = factory(resources)
+        if isinstance(made, AbstractAsyncContextManager):
+            registry = await stack.enter_async_context(made)
+        else:
+            registry = made
+    except (ValueError, TypeError) as exc:
+        # A GraphRegistry or GraphConfig refusing what the factory built (a
+        # missing description, interrupts without a run coordinator, ...):
+        # one readable line before Uvicorn's traceback, and exit status 2.
+        msg = f"The registry factory failed: {_reason(exc)}"
+        logger.error("%s", msg)
+        _factory_failures.append(msg)
+        raise
     if not isinstance(registry, GraphRegistry):
         got = "None" if registry is None else f"a {type(registry).__name__}"
         msg = (
