@@ -56,7 +56,8 @@ def _inlined_imports(path: Path) -> set[tuple[str, str]]:
 
 def test_the_pipe_holds_the_modules_it_imports() -> None:
     """Every module of the core and of the pipe's parts the source needs
-    (directly or through another) is inlined once, and nothing in the generated file imports either package (Open WebUI has
+    (directly or through another) is inlined once, every part is needed, and
+    nothing in the generated file imports either package (Open WebUI has
     neither ``lgos_client`` nor ``lgos_open_webui``)."""
     wanted: set[tuple[str, str]] = set()
     todo = _inlined_imports(generator.SOURCE)
@@ -66,9 +67,15 @@ def test_the_pipe_holds_the_modules_it_imports() -> None:
             wanted.add((package, module))
             todo |= _inlined_imports(generator.PACKAGES[package] / f"{module}.py")
     text = PIPE_FILE.read_text(encoding="utf-8")
-    assert wanted, "the pipe source imports no inlined module"
+    assert {package for package, _ in wanted} == set(generator.PACKAGES)
     for package, module in wanted:
         assert text.count(f"\n# {package}.{module}: ") == 1, (package, module)
+    parts = {
+        ("lgos_open_webui", path.stem)
+        for path in generator.PARTS.glob("*.py")
+        if path.stem != "__init__"
+    }
+    assert parts <= wanted, "a part of the pipe no source imports"
     for node in ast.walk(ast.parse(text)):
         names = []
         if isinstance(node, ast.ImportFrom):
