@@ -38,12 +38,13 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     --mount=type=bind,source=demo/launcher/pyproject.toml,target=demo/launcher/pyproject.toml \
     --mount=type=bind,source=ui/client/pyproject.toml,target=ui/client/pyproject.toml \
     --mount=type=bind,source=ui/chainlit/pyproject.toml,target=ui/chainlit/pyproject.toml \
+    --mount=type=bind,source=ui/open-webui/pyproject.toml,target=ui/open-webui/pyproject.toml \
     uv sync --frozen --no-dev --all-packages --extra hatchet --extra tracing \
         --no-install-workspace
 
 # 2. The workspace packages themselves (lgos, demo/api, demo/files,
-#    demo/gateway, demo/launcher, ui/client, ui/chainlit), installed editable so Chainlit
-#    finds ui/chainlit/.chainlit.
+#    demo/gateway, demo/launcher, ui/client, ui/chainlit, ui/open-webui),
+#    installed editable so Chainlit finds ui/chainlit/.chainlit.
 COPY . /app
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --all-packages --extra hatchet --extra tracing

@@ -54,7 +54,7 @@ docs COMMAND="build": sync
         *) echo "usage: just docs [build|serve]" >&2; exit 2 ;;
     esac
 
-# Write the Open WebUI pipe (ui/open-webui/lgos_pipe.py) from pipe_source.py and lgos_client
+# Write the Open WebUI pipe (ui/open-webui/lgos_pipe.py) from pipe_source.py, lgos_open_webui and lgos_client
 pipe: sync
     uv run --frozen --no-sync python ui/open-webui/generate.py
 

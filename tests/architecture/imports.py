@@ -18,6 +18,7 @@ SOURCE_ROOTS = (
     ROOT / "demo" / "files" / "src",
     ROOT / "ui" / "client" / "src",
     ROOT / "ui" / "chainlit" / "src",
+    ROOT / "ui" / "open-webui" / "src",
     ROOT / "demo" / "launcher" / "src",
 )
 PACKAGES = (

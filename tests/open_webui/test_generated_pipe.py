@@ -1,9 +1,10 @@
-"""The Open WebUI pipe is generated from its source and the client core.
+"""The Open WebUI pipe is generated from its source, its parts and the client core.
 
 ``ui/open-webui/lgos_pipe.py`` is what Open WebUI loads; it is written by
-``ui/open-webui/generate.py`` from ``pipe_source.py`` and the ``lgos_client``
-modules it imports. A hand edit of the committed file, or a change to its
-sources without generating again, fails here.
+``ui/open-webui/generate.py`` from ``pipe_source.py`` and the ``lgos_open_webui``
+(the pipe's parts) and ``lgos_client`` (the client core) modules it imports. A
+hand edit of the committed file, or a change to its sources without generating
+again, fails here.
 """
 
 from __future__ import annotations
@@ -41,33 +42,65 @@ def test_a_hand_edit_of_the_pipe_is_caught(tmp_path: Path, capsys) -> None:
     assert "run `just pipe`" in capsys.readouterr().err
 
 
-def test_the_pipe_holds_the_core_it_imports() -> None:
-    """Every core module the source imports is inlined once, and nothing in
-    the generated file imports the core (Open WebUI has no ``lgos_client``)."""
-    source = ast.parse(generator.SOURCE.read_text(encoding="utf-8"))
-    wanted = {
-        node.module.split(".")[1]
-        for node in source.body
-        if isinstance(node, ast.ImportFrom)
-        and (node.module or "").startswith("lgos_client.")
-    }
+def _inlined_imports(path: Path) -> set[tuple[str, str]]:
+    """The ``(package, module)`` pairs a source imports from the inlined packages."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            package, _, module = node.module.partition(".")
+            if package in generator.PACKAGES and module:
+                found.add((package, module))
+    return found
+
+
+def test_the_pipe_holds_the_modules_it_imports() -> None:
+    """Every module of the core and of the pipe's parts the source needs
+    (directly or through another) is inlined once, every part is needed, and
+    nothing in the generated file imports either package (Open WebUI has
+    neither ``lgos_client`` nor ``lgos_open_webui``)."""
+    wanted: set[tuple[str, str]] = set()
+    todo = _inlined_imports(generator.SOURCE)
+    while todo:
+        package, module = todo.pop()
+        if (package, module) not in wanted:
+            wanted.add((package, module))
+            todo |= _inlined_imports(generator.PACKAGES[package] / f"{module}.py")
     text = PIPE_FILE.read_text(encoding="utf-8")
-    assert wanted, "the pipe source imports no core module"
-    for name in wanted:
-        assert text.count(f"\n# lgos_client.{name}") == 1, name
-    generated = ast.parse(text)
-    for node in ast.walk(generated):
+    assert {package for package, _ in wanted} == set(generator.PACKAGES)
+    for package, module in wanted:
+        assert text.count(f"\n# {package}.{module}: ") == 1, (package, module)
+    parts = {
+        ("lgos_open_webui", path.stem)
+        for path in generator.PARTS.glob("*.py")
+        if path.stem != "__init__"
+    }
+    assert parts <= wanted, "a part of the pipe no source imports"
+    for node in ast.walk(ast.parse(text)):
+        names = []
         if isinstance(node, ast.ImportFrom):
-            assert not (node.module or "").startswith("lgos_client")
-        if isinstance(node, ast.Import):
-            assert all(not a.name.startswith("lgos_client") for a in node.names)
+            names = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            assert name.split(".")[0] not in generator.PACKAGES, name
 
 
-def test_the_core_imports_only_what_open_webui_ships() -> None:
+@pytest.mark.parametrize(
+    ("package", "allowed"),
+    [
+        ("lgos_client", {"openai", "pydantic", "lgos_client"}),
+        ("lgos_open_webui", {"openai", "pydantic", "lgos_client", "lgos_open_webui"}),
+    ],
+)
+def test_the_packages_import_only_what_open_webui_ships(
+    package: str, allowed: set[str]
+) -> None:
     """The core imports the standard library, ``openai``, ``pydantic`` and
-    itself: Open WebUI runs the pipe with nothing else."""
-    allowed = {"openai", "pydantic", "lgos_client"} | set(sys.stdlib_module_names)
-    for path in sorted(generator.CORE.glob("*.py")):
+    itself (never the pipe's parts); the parts may import the core too: Open
+    WebUI runs the pipe with nothing else."""
+    allowed = allowed | set(sys.stdlib_module_names)
+    for path in sorted(generator.PACKAGES[package].glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = []
             if isinstance(node, ast.Import):
@@ -85,9 +118,12 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 
 @pytest.fixture
-def sources(tmp_path: Path) -> tuple[Path, Path]:
+def sources(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
+    """A pipe source on a part (``gamma``) on two core modules (``alpha``, ``beta``)."""
     core = tmp_path / "lgos_client"
     core.mkdir()
+    parts = tmp_path / "lgos_open_webui"
+    parts.mkdir()
     _write(
         core,
         "alpha",
@@ -104,29 +140,44 @@ def sources(tmp_path: Path) -> tuple[Path, Path]:
         "logger = logging.getLogger(__name__)\n\n\ndef beta() -> int:\n"
         "    return alpha() + 1\n",
     )
+    _write(
+        parts,
+        "gamma",
+        '"""Gamma things, on the core."""\n\nimport logging\n\n'
+        "from lgos_client.beta import beta\n\n"
+        "logger = logging.getLogger(__name__)\n\n\ndef gamma() -> int:\n"
+        "    return beta() * 10\n",
+    )
     source = _write(
         tmp_path,
         "pipe_source",
         '"""\ntitle: test\n"""\n\nimport json\n\n'
-        "from lgos_client.beta import beta\n\n\ndef pipe() -> str:\n"
-        "    return json.dumps(beta())\n",
+        "from lgos_client.alpha import alpha\n"
+        "from lgos_open_webui.gamma import gamma\n\n\ndef pipe() -> str:\n"
+        "    return json.dumps([alpha(), gamma()])\n",
     )
-    return source, core
+    return source, {"lgos_client": core, "lgos_open_webui": parts}
 
 
 @pytest.mark.integration  # runs ruff to format the generation
 def test_generation_inlines_dependencies_first(sources) -> None:
-    source, core = sources
-    text = generator.generate(source, core)
+    """A part importing a core module comes after it, each module once."""
+    source, packages = sources
+    text = generator.generate(source, packages)
     assert text.startswith('"""\ntitle: test\n"""\n')
-    assert text.index("# lgos_client.alpha: Alpha things.") < text.index(
-        "# lgos_client.beta: Beta things."
-    )
+    banners = [
+        "# lgos_client.alpha: Alpha things.",
+        "# lgos_client.beta: Beta things.",
+        "# lgos_open_webui.gamma: Gamma things, on the core.",
+    ]
+    assert [text.count(banner) for banner in banners] == [1, 1, 1]
+    assert sorted(banners, key=text.index) == banners
     assert text.count("logger = logging.getLogger(__name__)") == 1
     assert "__all__" not in text
+    assert "lgos_client.beta, lgos_open_webui.gamma." in text.replace("\n# ", " ")
     namespace: dict[str, object] = {}
     exec(compile(text, "lgos_pipe.py", "exec"), namespace)
-    assert namespace["pipe"]() == "2"  # type: ignore[operator]
+    assert namespace["pipe"]() == "[1, 20]"  # type: ignore[operator]
 
 
 @pytest.mark.parametrize(
@@ -145,13 +196,22 @@ def test_generation_inlines_dependencies_first(sources) -> None:
         ),
         ("alpha", "from lgos_client.beta import beta\n", "an import cycle"),
         ("beta", "from json import dumps as logging\n", "'logging' is imported"),
+        ("beta", "import lgos_client.alpha\n", "without 'as'"),
+        (
+            "alpha",
+            "from lgos_open_webui.gamma import gamma\n",
+            "lgos_client may not import lgos_open_webui",
+        ),
+        ("gamma", "def beta() -> int:\n    return 4\n", "'beta' is also defined"),
+        ("gamma", "from lgos_open_webui.delta import delta\n", "no module"),
     ],
 )
 def test_generation_refuses_what_it_cannot_inline(
     sources, module: str, text: str, says: str
 ) -> None:
-    source, core = sources
-    path = core / f"{module}.py"
+    source, packages = sources
+    package = "lgos_open_webui" if module == "gamma" else "lgos_client"
+    path = packages[package] / f"{module}.py"
     path.write_text(path.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
     with pytest.raises(generator.GenerationError, match=says):
-        generator.generate(source, core)
+        generator.generate(source, packages)
