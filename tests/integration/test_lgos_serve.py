@@ -132,6 +132,26 @@ def test_the_likeliest_mistakes_get_one_line_and_exit_2(
     assert f"'my_module:{target}' {says}" in lines[0]
 
 
+def _serve_factory(folder: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """Run ``lgos serve my_app:create_registry`` on ``source``, logging as text."""
+    (folder / "my_app.py").write_text(source)
+    env = {k: v for k, v in os.environ.items() if k != "LGOS_LOG_FORMAT"}
+    return subprocess.run(
+        [
+            *lgos_command(),
+            "serve",
+            "my_app:create_registry",
+            "--port",
+            str(free_port()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=folder,
+        env={**env, "PYTHONPATH": str(ROOT), "LGOS_LOG_FORMAT": "text"},
+    )
+
+
 RETURNS_NOTHING = """
 from tests.lgos.graphs import make_registry
 
@@ -145,22 +165,7 @@ def test_a_factory_returning_none_exits_2_with_one_line_before_the_traceback(
     tmp_path: Path,
 ) -> None:
     """The factory runs at startup (it needs the resources): still exit status 2."""
-    (tmp_path / "my_app.py").write_text(RETURNS_NOTHING)
-    env = {k: v for k, v in os.environ.items() if k != "LGOS_LOG_FORMAT"}
-    result = subprocess.run(
-        [
-            *lgos_command(),
-            "serve",
-            "my_app:create_registry",
-            "--port",
-            str(free_port()),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT), "LGOS_LOG_FORMAT": "text"},
-    )
+    result = _serve_factory(tmp_path, RETURNS_NOTHING)
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if " ERROR " in line]
     assert "The registry factory returned None, not a GraphRegistry" in errors[0]
@@ -189,22 +194,7 @@ def test_a_registry_the_factory_cannot_build_exits_2_with_its_reason(
 ) -> None:
     """GraphConfig refuses an interrupt graph compiled without a checkpointer:
     the reason is one ERROR line (before Uvicorn's traceback), exit status 2."""
-    (tmp_path / "my_app.py").write_text(NO_CHECKPOINTER)
-    env = {k: v for k, v in os.environ.items() if k != "LGOS_LOG_FORMAT"}
-    result = subprocess.run(
-        [
-            *lgos_command(),
-            "serve",
-            "my_app:create_registry",
-            "--port",
-            str(free_port()),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT), "LGOS_LOG_FORMAT": "text"},
-    )
+    result = _serve_factory(tmp_path, NO_CHECKPOINTER)
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if " ERROR " in line]
     assert (

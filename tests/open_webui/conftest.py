@@ -21,13 +21,19 @@ PIPE_FILE = Path(__file__).resolve().parents[2] / "ui" / "open-webui" / "lgos_pi
 GENERATOR_FILE = PIPE_FILE.with_name("generate.py")
 
 
-def load_pipe_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lgos_pipe", PIPE_FILE)
+def _load(name: str, path: Path) -> ModuleType:
+    """Import a module that is no package's, from its file, as ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.modules["lgos_pipe"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def load_pipe_module() -> ModuleType:
+    """Import the generated pipe, ``ui/open-webui/lgos_pipe.py``, as Open WebUI does."""
+    return _load("lgos_pipe", PIPE_FILE)
 
 
 lgos_pipe = load_pipe_module()
@@ -35,12 +41,7 @@ lgos_pipe = load_pipe_module()
 
 def load_generator() -> ModuleType:
     """Import ``ui/open-webui/generate.py`` (not a package) by its path."""
-    spec = importlib.util.spec_from_file_location("lgos_pipe_generator", GENERATOR_FILE)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lgos_pipe_generator"] = module
-    spec.loader.exec_module(module)
-    return module
+    return _load("lgos_pipe_generator", GENERATOR_FILE)
 
 
 @pytest.fixture
