@@ -10,6 +10,7 @@ from langgraph_openai_serve import (
     GraphRequest,
     NamedFunctionToolChoice,
 )
+from lgos_client.functions import LOCAL_FUNCTIONS
 from lgos_demo_api.graphs.functions import (
     CLIENT_FUNCTIONS,
     FunctionsContext,
@@ -23,27 +24,21 @@ from lgos_demo_api.graphs.functions_offline import (
 )
 from lgos_demo_api.offline import OfflineChatModel, RecordingResponder
 
-TIME = ClientFunctionTool(
-    name="get_current_time",
-    description="Get the current time in a time zone.",
-    parameters={
-        "type": "object",
-        "properties": {"timezone": {"type": "string"}},
-        "required": ["timezone"],
-    },
-    strict=False,
-)
-DICE = ClientFunctionTool(
-    name="roll_dice",
-    description="Roll dice.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "sides": {"type": "integer", "minimum": 2, "maximum": 100, "default": 6},
-            "count": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
-        },
-    },
-)
+
+def _offered(name: str) -> ClientFunctionTool:
+    """A function as both chat UIs offer it (the client core's definition)."""
+    function = LOCAL_FUNCTIONS[name]
+    return ClientFunctionTool(
+        name=function.name,
+        description=function.description,
+        parameters=dict(function.parameters),
+        strict=function.strict,
+    )
+
+
+TIME = _offered("get_current_time")
+DICE = _offered("roll_dice")
+MOST_DICE = DICE.parameters["properties"]["count"]["maximum"]
 BOTH = "What time is it in Tokyo, and roll two dice?"
 
 
@@ -65,8 +60,6 @@ async def ask(
 
 
 def test_client_functions_are_the_ones_the_ui_offers() -> None:
-    from lgos_client.functions import LOCAL_FUNCTIONS
-
     assert frozenset(LOCAL_FUNCTIONS) == CLIENT_FUNCTIONS
 
 
@@ -81,7 +74,6 @@ def test_context_carries_tools_choice_and_parallel_flag() -> None:
         "roll_dice",
     ]
     assert ctx.tools[0]["function"]["strict"] is False
-    assert "strict" not in ctx.tools[1]["function"]
     assert context(tool_choice="none").tool_choice == "none"
     bare = functions_context(
         GraphRequest(model="f", tools=(ClientFunctionTool(name="ping"),))
@@ -90,6 +82,7 @@ def test_context_carries_tools_choice_and_parallel_flag() -> None:
         "type": "object",
         "properties": {},
     }
+    assert "strict" not in bare.tools[0]["function"]  # no strict given: none sent
     assert bare.tool_choice is None
 
 
@@ -108,7 +101,7 @@ def test_matching_uses_the_words_of_function_names() -> None:
         ("Roll two dice", {"sides": 6, "count": 2}),
         ("roll 3 dice with 20 sides", {"sides": 20, "count": 3}),
         ("roll four 8-sided dice", {"sides": 8, "count": 4}),
-        ("Roll 50 dice", {"sides": 6, "count": 10}),
+        ("Roll 50 dice", {"sides": 6, "count": MOST_DICE}),
         ("roll a die", {"sides": 6, "count": 1}),
     ],
 )

@@ -22,24 +22,36 @@ generator = load_generator()
 
 @pytest.mark.integration  # runs ruff to format the generation
 def test_the_committed_pipe_is_a_fresh_generation() -> None:
-    assert PIPE_FILE.read_text(encoding="utf-8") == generator.generate(), (
-        "ui/open-webui/lgos_pipe.py differs from its sources: run `just pipe`"
-    )
+    committed, fresh = PIPE_FILE.read_text(encoding="utf-8"), generator.generate()
+    assert committed == fresh, generator.describe_difference(committed, fresh)
 
 
 @pytest.mark.integration  # runs ruff to format the generation
 def test_a_hand_edit_of_the_pipe_is_caught(tmp_path: Path, capsys) -> None:
+    """A hand edit fails the check, which names the line and its source."""
     edited = tmp_path / "lgos_pipe.py"
-    text = PIPE_FILE.read_text(encoding="utf-8")
-    edited.write_text(text, encoding="utf-8")
+    fresh = generator.generate()
+    edited.write_text(fresh, encoding="utf-8")
     assert generator.main(["--check", "--output", str(edited)]) == 0
 
     edited.write_text(
-        text.replace("MAX_FUNCTION_ROUNDS = 4", "MAX_FUNCTION_ROUNDS = 5", 1),
+        fresh.replace("MAX_FUNCTION_ROUNDS = 5", "MAX_FUNCTION_ROUNDS = 6", 1),
         encoding="utf-8",
     )
     assert generator.main(["--check", "--output", str(edited)]) == 1
-    assert "run `just pipe`" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "'MAX_FUNCTION_ROUNDS = 6'" in said
+    assert "comes from ui/client/src/lgos_client/ledger.py" in said
+    assert "then run `just pipe`" in said
+
+
+def test_a_difference_in_the_pipe_source_names_it() -> None:
+    """The ``Pipe`` class is generated from pipe_source.py, below every banner."""
+    fresh = PIPE_FILE.read_text(encoding="utf-8")
+    last = fresh.rstrip("\n").splitlines()[-1]
+    edited = fresh.replace(last, last + "  # edited", 1)
+    said = generator.describe_difference(edited, fresh)
+    assert "comes from ui/open-webui/pipe_source.py" in said
 
 
 def _inlined_imports(path: Path) -> set[tuple[str, str]]:

@@ -176,3 +176,21 @@ def test_profiles_offer_attachments_only_with_file_inputs() -> None:
     assert profiles[0].config_overrides.model_dump(exclude_unset=True) == {
         "features": {"spontaneous_file_upload": {"enabled": False}}
     }
+
+
+def test_session_offers_the_functions_the_model_lists() -> None:
+    listed = {
+        "id": "functions",
+        "object": "model",
+        "lgos": {
+            "schema_version": 1,
+            "description": "Calls functions.",
+            "features": [],
+            "client_settings": None,
+            "server_tools": [],
+            "client_tools": ["get_current_time", "send_email"],
+        },
+    }
+    session = ChatSession.from_model(listed)
+    assert [f.name for f in session.functions] == ["get_current_time"]
+    assert ChatSession.from_model({"id": "plain", "object": "model"}).functions == ()

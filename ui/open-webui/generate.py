@@ -9,8 +9,8 @@ script inlines every module of the two packages the source needs (and the
 modules those need), dependencies first, behind the source's frontmatter
 docstring, with one merged block of imports:
 
-    python ui/open-webui/generate.py           # rewrite lgos_pipe.py
-    python ui/open-webui/generate.py --check   # exit 1 when it differs
+    uv run python ui/open-webui/generate.py           # rewrite lgos_pipe.py
+    uv run python ui/open-webui/generate.py --check   # exit 1 when it differs
 
 ``just pipe`` runs the first; ``tests/open_webui/test_generated_pipe.py``
 fails when the committed ``lgos_pipe.py`` differs from a fresh generation, so
@@ -44,6 +44,7 @@ __all__ = [
     "PARTS",
     "SOURCE",
     "GenerationError",
+    "describe_difference",
     "generate",
     "main",
 ]
@@ -53,6 +54,8 @@ SOURCE = HERE / "pipe_source.py"
 OUTPUT = HERE / "lgos_pipe.py"
 CORE = HERE.parent / "client" / "src" / "lgos_client"
 PARTS = HERE / "src" / "lgos_open_webui"
+SOURCE_BANNER = "pipe_source.py: the Pipe class Open WebUI instantiates"
+"""The banner above the source's own code in the generated file."""
 PACKAGES: dict[str, Path] = {"lgos_client": CORE, "lgos_open_webui": PARTS}
 """The inlined packages and their folders, each after the packages it imports."""
 
@@ -309,27 +312,75 @@ def _banner(module: _Module) -> str:
     return f"{rule}\n{title}{rule}\n"
 
 
-def _format(text: str) -> str:
-    """Sort the imports and format as the project's ruff settings do."""
-    ruff = [sys.executable, "-m", "ruff"]
-    name = ["--stdin-filename", str(OUTPUT)]
-    sorted_text = subprocess.run(
-        [*ruff, "check", "--select", "I", "--fix", "--quiet", *name, "-"],
+def _ruff(arguments: list[str], text: str) -> str:
+    """Run ruff on ``text`` (as ``lgos_pipe.py``) and return what it writes.
+
+    Raises:
+        GenerationError: Ruff is missing or failed (run the generator in the
+            workspace environment: ``just pipe``); its message is included.
+
+    """
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            *arguments,
+            "--stdin-filename",
+            str(OUTPUT),
+            "-",
+        ],
         input=text,
         capture_output=True,
         text=True,
         check=False,
         cwd=HERE,
-    ).stdout
-    formatted = subprocess.run(
-        [*ruff, "format", "--quiet", *name, "-"],
-        input=sorted_text or text,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=HERE,
     )
-    return formatted.stdout
+    # ``check --fix`` exits 1 when something is left to report; its output is
+    # still the fixed text.
+    if done.returncode not in (0, 1) or not done.stdout:
+        raise GenerationError(
+            f"ruff {arguments[0]} failed ({done.stderr.strip() or done.returncode}):"
+            " run the generator in the workspace environment (`just pipe`)"
+        )
+    return done.stdout
+
+
+def _format(text: str) -> str:
+    """Sort the imports and format as the project's ruff settings do."""
+    sorted_text = _ruff(["check", "--select", "I", "--fix", "--quiet"], text)
+    return _ruff(["format", "--quiet"], sorted_text)
+
+
+def describe_difference(current: str, fresh: str) -> str:
+    """Say where the committed pipe differs from a fresh generation, and what to do.
+
+    Names the first differing line of ``lgos_pipe.py`` and the source it was
+    generated from (the module whose banner stands above it, else
+    ``pipe_source.py``): a hand edit belongs there, since ``just pipe``
+    overwrites the generated file.
+    """
+    old, new = current.splitlines(), fresh.splitlines()
+    line = next(
+        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)),
+    )
+    source = "ui/open-webui/pipe_source.py"
+    for text in reversed(new[: line + 1]):
+        if text == f"# {SOURCE_BANNER}":
+            break
+        words = text.removeprefix("# ").split(":", 1)[0].split(".")
+        if text.startswith("# ") and len(words) == 2 and words[0] in PACKAGES:
+            folder = PACKAGES[words[0]].relative_to(HERE.parent.parent)
+            source = f"{folder}/{words[1]}.py"
+            break
+    shown = old[line] if line < len(old) else "(end of file)"
+    return (
+        f"ui/open-webui/lgos_pipe.py is generated and differs from a fresh "
+        f"generation at line {line + 1} ({shown.strip()!r}), which comes from "
+        f"{source}. Make the change there (a hand edit of lgos_pipe.py is "
+        "overwritten), then run `just pipe`."
+    )
 
 
 def generate(source: Path = SOURCE, packages: Mapping[str, Path] = PACKAGES) -> str:
@@ -363,7 +414,9 @@ def generate(source: Path = SOURCE, packages: Mapping[str, Path] = PACKAGES) -> 
     ]
     for module in modules:
         parts.append(_banner(module) + "\n" + _body(module, defined))
-    parts.append(_body(main_module, defined))
+    rule = "# " + "-" * 74
+    source_banner = f"{rule}\n{_comment(SOURCE_BANNER)}{rule}\n"
+    parts.append(source_banner + "\n" + _body(main_module, defined))
     return _format("\n\n".join(parts))
 
 
@@ -382,11 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     current = output.read_text(encoding="utf-8") if output.is_file() else ""
     if args.check:
         if current != text:
-            print(
-                f"{output} differs from a fresh generation: edit its sources "
-                "(pipe_source.py, lgos_open_webui, lgos_client) and run `just pipe`",
-                file=sys.stderr,
-            )
+            print(describe_difference(current, text), file=sys.stderr)
             return 1
         return 0
     if current != text:

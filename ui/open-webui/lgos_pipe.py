@@ -1581,6 +1581,9 @@ class StreamDecoder:
 # keep it by.
 # --------------------------------------------------------------------------
 
+MAX_FUNCTION_ROUNDS = 5
+"""The most rounds of client function calls either UI runs in one turn."""
+
 
 def answer_key(text: str) -> str:
     """Return the key of an answer's stored items: a hash of its shown text.
@@ -1603,7 +1606,7 @@ def call_output_item(call_id: str, output: str) -> dict[str, Any]:
 
 
 def calls_not_run_reason(
-    status: str | None, rounds: int, max_rounds: int
+    status: str | None, rounds: int, max_rounds: int = MAX_FUNCTION_ROUNDS
 ) -> str | None:
     """Say why a response's client function calls are not run, if they are not.
 
@@ -1614,7 +1617,8 @@ def calls_not_run_reason(
     Args:
         status: The response's ``status``.
         rounds: Rounds of function calls the turn has run so far.
-        max_rounds: The most rounds the UI runs in one turn.
+        max_rounds: The most rounds the UI runs in one turn
+            (:data:`MAX_FUNCTION_ROUNDS` unless a test sets another).
 
     Returns:
         ``None`` when the calls are to be run; otherwise the reason, as a
@@ -2886,7 +2890,6 @@ def pause_note(questions: Sequence[InterruptQuestion]) -> str:
 # pause or a failure.
 # --------------------------------------------------------------------------
 
-MAX_FUNCTION_ROUNDS = 4
 BACKGROUND_STATUS_EVERY = 10
 """Seconds between the "Running in the background" status lines of a polled
 run (Open WebUI keeps every status line in the message's history)."""
@@ -3397,6 +3400,10 @@ def request_options(
     metadata = settings_metadata(settings, defaults)
     return RequestOptions(metadata=metadata, tools=tools, background=background)
 
+
+# --------------------------------------------------------------------------
+# pipe_source.py: the Pipe class Open WebUI instantiates
+# --------------------------------------------------------------------------
 
 # An Open WebUI "pipe" function (a manifold): Open WebUI loads this module from
 # its source text, instantiates ``Pipe`` and lists one model per LGOS graph.

@@ -29,13 +29,17 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from lgos_chainlit.attachments import Attachment, user_content
-from lgos_chainlit.turn import MAX_FUNCTION_ROUNDS, TurnContext
+from lgos_chainlit.turn import TurnContext
 from lgos_chainlit.turn_listener import TextSink, TurnListener
 from lgos_chainlit.turn_result import TurnResult
 from lgos_client.background import DEFAULT_POLL_INTERVAL
 from lgos_client.functions import ClientFunction, FunctionCall
 from lgos_client.interrupts import PendingPause, carried_items
-from lgos_client.ledger import call_output_item, calls_not_run_reason
+from lgos_client.ledger import (
+    MAX_FUNCTION_ROUNDS,
+    call_output_item,
+    calls_not_run_reason,
+)
 
 __all__ = ["Conversation"]
 
@@ -54,7 +58,7 @@ class Conversation:
     incomplete response appends every output item unchanged. When a
     completed response calls the client's functions, each call is run and a
     ``function_call_output`` item appended, and the ledger is sent again, up
-    to :data:`~lgos_chainlit.turn.MAX_FUNCTION_ROUNDS` times.
+    to :data:`~lgos_client.ledger.MAX_FUNCTION_ROUNDS` times.
 
     Calls that are deliberately not run (from an incomplete response, or past
     the round limit) still need an output to be replayable: complete calls

@@ -31,10 +31,9 @@ from lgos_chainlit.turn_result import TurnResult
 from lgos_chainlit.turn_stream import stream_response
 from lgos_client.background import DEFAULT_POLL_INTERVAL
 from lgos_client.functions import ClientFunction, FunctionCall
+from lgos_client.ledger import MAX_FUNCTION_ROUNDS
 
-__all__ = ["MAX_FUNCTION_ROUNDS", "TurnContext", "run_turn"]
-
-MAX_FUNCTION_ROUNDS = 5
+__all__ = ["TurnContext", "run_turn"]
 """How many times one user turn may run function calls before the UI stops."""
 
 

@@ -25,7 +25,15 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-__all__ = ["answer_key", "call_output_item", "calls_not_run_reason"]
+__all__ = [
+    "MAX_FUNCTION_ROUNDS",
+    "answer_key",
+    "call_output_item",
+    "calls_not_run_reason",
+]
+
+MAX_FUNCTION_ROUNDS = 5
+"""The most rounds of client function calls either UI runs in one turn."""
 
 
 def answer_key(text: str) -> str:
@@ -49,7 +57,7 @@ def call_output_item(call_id: str, output: str) -> dict[str, Any]:
 
 
 def calls_not_run_reason(
-    status: str | None, rounds: int, max_rounds: int
+    status: str | None, rounds: int, max_rounds: int = MAX_FUNCTION_ROUNDS
 ) -> str | None:
     """Say why a response's client function calls are not run, if they are not.
 
@@ -60,7 +68,8 @@ def calls_not_run_reason(
     Args:
         status: The response's ``status``.
         rounds: Rounds of function calls the turn has run so far.
-        max_rounds: The most rounds the UI runs in one turn.
+        max_rounds: The most rounds the UI runs in one turn
+            (:data:`MAX_FUNCTION_ROUNDS` unless a test sets another).
 
     Returns:
         ``None`` when the calls are to be run; otherwise the reason, as a

@@ -26,7 +26,7 @@ from lgos_client.display_file import (
 from lgos_client.extension import ModelCapabilities
 from lgos_client.functions import LOCAL_FUNCTIONS, FunctionCall, completed_calls
 from lgos_client.interrupts import answers_input, is_interrupt_call
-from lgos_client.ledger import calls_not_run_reason
+from lgos_client.ledger import MAX_FUNCTION_ROUNDS, calls_not_run_reason
 from lgos_open_webui.client_calls import (
     call_output,
     local_function_calls,
@@ -42,7 +42,6 @@ from lgos_open_webui.questions import (
     user_input_request,
 )
 
-MAX_FUNCTION_ROUNDS = 4
 BACKGROUND_STATUS_EVERY = 10
 """Seconds between the "Running in the background" status lines of a polled
 run (Open WebUI keeps every status line in the message's history)."""

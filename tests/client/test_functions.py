@@ -1,4 +1,8 @@
-"""The UI's own functions: pure, local, validated, and offered only when listed."""
+"""The client core's functions: pure, local, validated, and offered only when listed.
+
+Both chat UIs run them (the Chainlit UI's offer is tested in
+``tests/ui/test_chainlit_session.py``).
+"""
 
 import json
 import random
@@ -6,7 +10,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from lgos_chainlit.session import ChatSession
 from lgos_client.extension import describe_model
 from lgos_client.functions import (
     LOCAL_FUNCTIONS,
@@ -131,9 +134,3 @@ def test_discovery_reads_client_tools() -> None:
     assert describe_model(model(["roll_dice", 3, ""])).client_tools == ("roll_dice",)
     assert describe_model(model("roll_dice")).client_tools == ()
     assert describe_model({"id": "plain"}).client_tools == ()
-
-
-def test_session_offers_the_functions_the_model_lists() -> None:
-    session = ChatSession.from_model(model(["get_current_time", "send_email"]))
-    assert [f.name for f in session.functions] == ["get_current_time"]
-    assert ChatSession.from_model({"id": "plain", "object": "model"}).functions == ()
