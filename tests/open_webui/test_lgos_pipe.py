@@ -141,6 +141,34 @@ async def test_ledger_replays_stored_items(pipe: Any) -> None:
     assert second.startswith('Here is my answer to "more"')
 
 
+async def test_a_temporary_chat_keeps_nothing(pipe: Any) -> None:
+    """Open WebUI's temporary chats (``local:`` IDs) leave no ledger record."""
+    first = [{"role": "user", "content": "tea"}]
+    answer = await run(pipe, "writer", first, Events(), chat_id="local:abc")
+    assert answer.startswith('Here is my answer to "tea"')
+    assert pipe.store().answer("local:abc", answer) is None
+    assert lgos_pipe.kept_chat_id("local:abc", None) is None
+    assert lgos_pipe.kept_chat_id(None, {"chat_id": "c-2"}) == "c-2"
+    assert lgos_pipe.kept_chat_id("", {}) is None
+
+
+async def test_title_requests_never_reach_the_graphs(pipe: Any) -> None:
+    body = {
+        "model": "lgos.writer",
+        "messages": [
+            {"role": "system", "content": "Title this chat."},
+            {"role": "user", "content": "  How do   graphs pause " + "x" * 80},
+        ],
+    }
+    said = [t async for t in pipe.pipe(body, __task__="title_generation")]
+    title = json.loads("".join(said))["title"]
+    assert title == ("How do graphs pause " + "x" * 80)[:60]
+    assert [t async for t in pipe.pipe(body, __task__="tags_generation")] == []
+    empty = {"model": "lgos.writer", "messages": []}
+    said = [t async for t in pipe.pipe(empty, __task__="title_generation")]
+    assert json.loads("".join(said)) == {"title": "Chat"}
+
+
 def test_ledger_without_records_replays_text() -> None:
     history = [
         {"role": "system", "content": "be nice"},

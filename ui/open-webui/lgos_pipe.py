@@ -3545,52 +3545,21 @@ class Pipe:
         if __task__:
             # Background tasks (titles, tags) never reach the graphs.
             if __task__ == "title_generation":
-                first = next(
-                    (
-                        content_text(m.get("content"))
-                        for m in body.get("messages", [])
-                        if m.get("role") == "user"
-                    ),
-                    "",
-                )
-                yield json.dumps({"title": " ".join(first.split())[:60] or "Chat"})
+                yield json.dumps({"title": chat_title(body)})
             return
-        model_id = str(body.get("model", "")).split(".", 1)[-1]
-        models = await self.discover()
-        model = models.get(model_id)
-        if model is None:
-            models = await self.discover(force=True)
-            model = models.get(model_id) or ModelCapabilities(model_id, None)
-        raw_valves = (__user__ or {}).get("valves")
-        values = to_dict(raw_valves)
-        options = request_options(model, values, self.specs)
-        chat_id = __chat_id__ or (__metadata__ or {}).get("chat_id")
-        chat_id = chat_id if isinstance(chat_id, str) and chat_id else None
-        if chat_id and chat_id.startswith("local:"):
-            chat_id = None  # a temporary chat: nothing is kept
-        store = self.store() if chat_id else None
-        emit = __event_emitter__ or ignore_event
-        client, files = self.client(), self.files_client()
-        mcp = (
-            mcp_tools_from(
-                __tools__, {*LOCAL_FUNCTIONS, DISPLAY_FILE, INTERRUPT_FUNCTION}
-            )
-            if MCP_TOOLS_FEATURE in model.features
-            else {}
+        model = await self._model(str(body.get("model", "")))
+        options = request_options(
+            model, to_dict((__user__ or {}).get("valves")), self.specs
         )
-        turn = Turn(
-            client=client,
-            files=files,
-            model=model,
-            emit=emit,
-            mcp=mcp,
+        chat_id = kept_chat_id(__chat_id__, __metadata__)
+        store = self.store() if chat_id else None
+        turn = self._turn(
+            model,
+            chat_id,
+            store,
+            emit=__event_emitter__ or ignore_event,
             ask=__event_call__,
-            poll_interval=self.valves.POLL_INTERVAL,
-            save_pause=(
-                (lambda pause: store.save_pause(chat_id, pause))
-                if store and chat_id
-                else (lambda _pause: None)
-            ),
+            tools=__tools__,
         )
         messages = body.get("messages") or []
         user: str | list[dict[str, Any]] | None = None
@@ -3608,7 +3577,13 @@ class Pipe:
             ledger = ledger_input(messages, lookup)
             # The attachments' status lines are steps of the turn too.
             user = await complete_user_turn(
-                model, ledger, __metadata__, __files__, store, turn.emit_step, files
+                model,
+                ledger,
+                __metadata__,
+                __files__,
+                store,
+                turn.emit_step,
+                turn.files,
             )
             async for text in turn.run(
                 ledger,
@@ -3618,13 +3593,104 @@ class Pipe:
             ):
                 yield text
         if store and chat_id:
-            store.save_pause(chat_id, turn.pending)
-            record: dict[str, Any] = (
-                {"kind": "pause"}
-                if turn.pending is not None
-                else {"kind": "answer", "items": turn.items}
-            )
-            if user is not None:
-                record["user"] = user
-            if turn.finished or turn.pending is not None:
-                store.save_answer(chat_id, turn.transcript, record)
+            save_turn(store, chat_id, turn, user)
+
+    async def _model(self, name: str) -> ModelCapabilities:
+        """Return the capabilities of the model Open WebUI asked for.
+
+        Open WebUI names a manifold's model ``<function id>.<model id>``; a
+        model not yet known is looked up again (it may be new), and an
+        unknown one is a plain model.
+        """
+        model_id = name.split(".", 1)[-1]
+        model = (await self.discover()).get(model_id)
+        if model is None:
+            models = await self.discover(force=True)
+            model = models.get(model_id) or ModelCapabilities(model_id, None)
+        return model
+
+    def _turn(
+        self,
+        model: ModelCapabilities,
+        chat_id: str | None,
+        store: StateStore | None,
+        *,
+        emit: EventEmitter,
+        ask: EventEmitter | None,
+        tools: dict[str, Any] | None,
+    ) -> Turn:
+        """Set up one turn: the clients, the chat's MCP tools, where pauses go.
+
+        A model with the ``mcp_tools`` feature is offered the MCP tools Open
+        WebUI attached to the chat (``tools``, its ``__tools__``).
+        """
+        mcp = (
+            mcp_tools_from(tools, {*LOCAL_FUNCTIONS, DISPLAY_FILE, INTERRUPT_FUNCTION})
+            if MCP_TOOLS_FEATURE in model.features
+            else {}
+        )
+        return Turn(
+            client=self.client(),
+            files=self.files_client(),
+            model=model,
+            emit=emit,
+            mcp=mcp,
+            ask=ask,
+            poll_interval=self.valves.POLL_INTERVAL,
+            save_pause=(
+                (lambda pause: store.save_pause(chat_id, pause))
+                if store and chat_id
+                else (lambda _pause: None)
+            ),
+        )
+
+
+def chat_title(body: Mapping[str, Any]) -> str:
+    """Title a chat by its first user message (60 characters), else "Chat".
+
+    Open WebUI asks a pipe for titles too (``__task__`` ``title_generation``);
+    the graphs never see that request.
+    """
+    first = next(
+        (
+            content_text(m.get("content"))
+            for m in body.get("messages", [])
+            if m.get("role") == "user"
+        ),
+        "",
+    )
+    return " ".join(first.split())[:60] or "Chat"
+
+
+def kept_chat_id(chat_id: object, metadata: Mapping[str, Any] | None) -> str | None:
+    """Return the ID of a chat whose ledger is kept, or None.
+
+    None for no ID and for Open WebUI's temporary chats (``local:...``),
+    of which nothing is kept.
+    """
+    found = chat_id or (metadata or {}).get("chat_id")
+    if not isinstance(found, str) or not found or found.startswith("local:"):
+        return None
+    return found
+
+
+def save_turn(
+    store: StateStore,
+    chat_id: str,
+    turn: Turn,
+    user: str | list[dict[str, Any]] | None,
+) -> None:
+    """Keep what the turn left: its pause, or its answer's items by its text.
+
+    A turn that neither finished nor paused (a failure) stores no answer.
+    """
+    store.save_pause(chat_id, turn.pending)
+    record: dict[str, Any] = (
+        {"kind": "pause"}
+        if turn.pending is not None
+        else {"kind": "answer", "items": turn.items}
+    )
+    if user is not None:
+        record["user"] = user
+    if turn.finished or turn.pending is not None:
+        store.save_answer(chat_id, turn.transcript, record)
