@@ -2111,18 +2111,19 @@ class Translator:
         return []
 
     def citations(self, item: Mapping[str, Any]) -> list[Action]:
-        """Return a ``source`` event per new ``url_citation`` of a message."""
+        """Return a ``source`` event per new ``url_citation`` of a message.
+
+        The citations are read as the Chainlit UI reads them
+        (:func:`lgos_client.items.answer_texts`).
+        """
         actions: list[Action] = []
-        for part in item.get("content") or ():
-            if not isinstance(part, Mapping):
-                continue
-            for note in part.get("annotations") or ():
-                if not isinstance(note, Mapping) or note.get("type") != "url_citation":
-                    continue
-                url = str(note.get("url") or "")
-                if url and url not in self.sources:
-                    self.sources.append(url)
-                    actions.append(("event", source_event(url, note.get("title"))))
+        for part in answer_texts([item]):
+            for citation in part.citations:
+                if citation.url not in self.sources:
+                    self.sources.append(citation.url)
+                    actions.append(
+                        ("event", source_event(citation.url, citation.title))
+                    )
         return actions
 
     def feed(self, event: Mapping[str, Any]) -> list[Action]:
