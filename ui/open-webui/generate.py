@@ -24,6 +24,10 @@ package imports only itself and the packages before it in :data:`PACKAGES`
 define one top-level name differently (an identical statement, such as
 ``logger = logging.getLogger(__name__)``, is kept once); no two imports bind
 one name to different things.
+
+One module: it is a script run by its path (no package to split it into),
+and its parts (reading a source, ordering, merging imports, writing, the
+stale-file message) are one pass over the same parsed modules.
 """
 
 from __future__ import annotations
